@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses (SPEC §7).
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// UsageError is a bad or conflicting flag: exit 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ExitError ends the process with Code after the command has already said
+// everything it had to say (a failed test run, pytest's own status, a policy
+// error already printed as a GitHub annotation).
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// exitCode is the only place an error becomes an exit status. It prints the
+// error, one line per problem, unless the command printed it already.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		fmt.Fprintf(stderr, "miles-ci: %s\n", oneLine(usage.Msg))
+		fmt.Fprintln(stderr, "Run 'miles-ci --help' for usage.")
+		return exitUsage
+	}
+	if pe, ok := err.(interface{ Lines() []string }); ok {
+		for _, l := range pe.Lines() {
+			fmt.Fprintf(stderr, "error: %s\n", oneLine(l))
+		}
+		return exitFailure
+	}
+	fmt.Fprintf(stderr, "error: %s\n", oneLine(err.Error()))
+	return exitFailure
+}
+
+// oneLine keeps an error on its line, whatever a file name holds.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}

@@ -1,0 +1,60 @@
+// Package cli holds the miles-ci commands: one file per command, each a
+// NewCmdX constructor binding flags into an options struct and an xRun
+// function doing the work, so tests can call either half alone.
+package cli
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// Factory is the world a command sees: its streams, environment and clock.
+// Tests build one with buffers and a map-backed Getenv.
+type Factory struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	Getenv func(string) string
+	// LookupEnv distinguishes an unset variable from an empty one.
+	LookupEnv func(string) (string, bool)
+	Now       func() time.Time
+
+	// Root and ConfigPath are set from the global flags before a command runs.
+	Root       string
+	ConfigPath string
+}
+
+// SystemFactory returns the Factory of the real process.
+func SystemFactory() *Factory {
+	return &Factory{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		Getenv:    os.Getenv,
+		LookupEnv: os.LookupEnv,
+		Now:       time.Now,
+		Root:      ".",
+	}
+}
+
+// Config loads the configuration for the chosen root.
+func (f *Factory) Config() (*config.Config, error) {
+	return config.Load(f.Root, f.ConfigPath)
+}
+
+// Collect loads the configuration and collects the registry.
+func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, err := registry.Collect(f.Root, cfg)
+	if err != nil {
+		return cfg, nil, err
+	}
+	return cfg, reg, nil
+}

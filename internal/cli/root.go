@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is stamped by the build (-ldflags "-X ...cli.Version=...").
+var Version = "dev"
+
+// NewCmdRoot builds the miles-ci command tree.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "miles-ci",
+		Short: "Select, shard and run the Miles CI test suites",
+		Long: `miles-ci reads the CI registrations of a Miles checkout (the register_*_ci
+calls at the top of each test file), resolves the CI policy of a workflow run,
+and selects, shards and runs one stage's tests.`,
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&f.Root, "root", ".", "repository root `DIR`")
+	root.PersistentFlags().StringVar(&f.ConfigPath, "config", "", "configuration `FILE` (default: <root>/"+".miles-ci.yaml, else the built-in Miles configuration)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &UsageError{Msg: err.Error()}
+	})
+	root.SetOut(f.Out)
+	root.SetErr(f.ErrOut)
+	root.SetIn(f.In)
+
+	root.AddCommand(
+		NewCmdSuites(f, nil),
+		NewCmdPolicy(f, nil),
+		NewCmdRun(f, nil),
+		NewCmdPartition(f, nil),
+		NewCmdConfig(f),
+	)
+	return root
+}
+
+// Main runs miles-ci with args and returns the exit status.
+func Main(args []string, f *Factory) int {
+	root := NewCmdRoot(f)
+	markRunErrors(root)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err != nil && isCobraUsageError(cmd, err) {
+		err = &UsageError{Msg: err.Error()}
+	}
+	return exitCode(err, f.ErrOut)
+}
+
+// ranError marks an error returned by a command's own RunE; any other error
+// from cobra (unknown command, missing required flag, bad argument count)
+// is a usage error.
+type ranError struct{ err error }
+
+func (e *ranError) Error() string { return e.err.Error() }
+func (e *ranError) Unwrap() error { return e.err }
+
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return &ranError{err: err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+func isCobraUsageError(_ *cobra.Command, err error) bool {
+	var ran *ranError
+	var usage *UsageError
+	return !errors.As(err, &ran) && !errors.As(err, &usage)
+}

@@ -1,0 +1,21 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+// Placeholders replaced as the commands land.
+
+func NewCmdSuites(f *Factory, runF func() error) *cobra.Command {
+	return &cobra.Command{Use: "suites", Short: "List the suites and their registrations", RunE: func(*cobra.Command, []string) error { return nil }}
+}
+
+func NewCmdPolicy(f *Factory, runF func() error) *cobra.Command {
+	return &cobra.Command{Use: "policy", Short: "Resolve the CI policy of a workflow run", RunE: func(*cobra.Command, []string) error { return nil }}
+}
+
+func NewCmdRun(f *Factory, runF func() error) *cobra.Command {
+	return &cobra.Command{Use: "run", Short: "Select, shard and run one suite", RunE: func(*cobra.Command, []string) error { return nil }}
+}
+
+func NewCmdPartition(f *Factory, runF func() error) *cobra.Command {
+	return &cobra.Command{Use: "partition", Short: "Show how a suite splits into shards", RunE: func(*cobra.Command, []string) error { return nil }}
+}

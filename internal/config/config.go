@@ -1,0 +1,187 @@
+// Package config loads and validates the miles-ci configuration: the
+// repository-specific data (discovery roots, labels, suites, schedules, paths)
+// that the rest of miles-ci applies its rules to.
+package config
+
+import (
+	_ "embed"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Backend is the hardware a suite runs on.
+type Backend string
+
+// The three backends, in the order suites are listed.
+const (
+	CPU  Backend = "cpu"
+	CUDA Backend = "cuda"
+	ROCM Backend = "rocm"
+)
+
+// Backends lists every backend in roster order.
+var Backends = []Backend{CPU, CUDA, ROCM}
+
+// Upper is the backend as the Python scripts print it (CPU, CUDA, ROCM).
+func (b Backend) Upper() string { return strings.ToUpper(string(b)) }
+
+// ParseBackend maps "cpu", "cuda" or "rocm" to a Backend.
+func ParseBackend(s string) (Backend, bool) {
+	for _, b := range Backends {
+		if string(b) == s {
+			return b, true
+		}
+	}
+	return "", false
+}
+
+// Cadences are the CI cadences a policy can resolve to, sorted.
+var Cadences = []string{"nightly", "regular", "release", "weekly"}
+
+// Label is one domain label with its description.
+type Label struct {
+	Name        string
+	Description string
+}
+
+// Suite is one CI stage.
+type Suite struct {
+	Name    string
+	Backend Backend
+	RunsOn  []string
+	Shards  int
+	// External suites are run by another repository's workflow; PR stage
+	// selection neither counts nor skips them.
+	External bool
+	Workflow string
+}
+
+// Implicit describes the root whose unregistered files become CPU tests.
+type Implicit struct {
+	Root    string
+	Suite   string
+	EstTime float64
+}
+
+// RegisterFunc maps a register function name to its backend.
+type RegisterFunc struct {
+	Name    string
+	Backend Backend
+}
+
+// Config is a validated configuration.
+type Config struct {
+	// Source names where the configuration came from: "default" or a path.
+	Source string
+
+	Roots         []string
+	Pattern       string
+	Implicit      Implicit
+	RegisterFuncs []RegisterFunc
+	Labels        []Label
+	// LabelsFile is the repository-relative Python file the labels were read
+	// from, or empty when they came from the YAML.
+	LabelsFile        string
+	Suites            []Suite
+	Schedules         map[string]string
+	ScopeSubtractions map[string][]string
+	NoGPUPaths        []string
+
+	labelSet map[string]bool
+	funcs    map[string]Backend
+	suites   map[string]int
+}
+
+// Default returns the embedded configuration describing Miles today.
+func Default() *Config {
+	c, err := Parse("default", defaultYAML)
+	if err != nil {
+		panic("embedded default configuration is invalid: " + err.Error())
+	}
+	return c
+}
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultYAML returns the text of the embedded default configuration.
+func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
+
+func (c *Config) index() {
+	c.labelSet = make(map[string]bool, len(c.Labels))
+	for _, l := range c.Labels {
+		c.labelSet[l.Name] = true
+	}
+	c.funcs = make(map[string]Backend, len(c.RegisterFuncs))
+	for _, f := range c.RegisterFuncs {
+		c.funcs[f.Name] = f.Backend
+	}
+	c.suites = make(map[string]int, len(c.Suites))
+	for i, s := range c.Suites {
+		c.suites[s.Name] = i
+	}
+}
+
+// KnownLabels returns the domain label names in configured order.
+func (c *Config) KnownLabels() []string {
+	out := make([]string, len(c.Labels))
+	for i, l := range c.Labels {
+		out[i] = l.Name
+	}
+	return out
+}
+
+// IsKnownLabel reports whether name is a configured domain label.
+func (c *Config) IsKnownLabel(name string) bool { return c.labelSet[name] }
+
+// RegisterBackend returns the backend of a register function name.
+func (c *Config) RegisterBackend(name string) (Backend, bool) {
+	b, ok := c.funcs[name]
+	return b, ok
+}
+
+// Suite returns the named suite.
+func (c *Config) Suite(name string) (Suite, bool) {
+	i, ok := c.suites[name]
+	if !ok {
+		return Suite{}, false
+	}
+	return c.Suites[i], true
+}
+
+// SuitesFor returns the suites of one backend in configured order.
+func (c *Config) SuitesFor(b Backend) []Suite {
+	var out []Suite
+	for _, s := range c.Suites {
+		if s.Backend == b {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// PRGPUStages returns, sorted, the GPU suites the repository's own PR
+// workflows run: every cuda and rocm suite that is not external.
+func (c *Config) PRGPUStages() []string {
+	var out []string
+	for _, s := range c.Suites {
+		if s.Backend != CPU && !s.External {
+			out = append(out, s.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsNoGPUPath reports whether a changed path is known not to affect any GPU
+// stage. The path is compared as given.
+func (c *Config) IsNoGPUPath(path string) bool {
+	for _, p := range c.NoGPUPaths {
+		if ok, _ := doublestar.Match(p, path); ok {
+			return true
+		}
+	}
+	return false
+}

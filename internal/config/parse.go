@@ -1,0 +1,509 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
+
+	"github.com/radixark/miles-ci/internal/pysrc"
+)
+
+// FileName is the configuration file found automatically at a repository root.
+const FileName = ".miles-ci.yaml"
+
+// Error is a configuration problem at a place in a file.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Load returns the configuration for the repository at root: the file named
+// by explicit when it is not empty, else root/.miles-ci.yaml when it exists,
+// else the embedded default. A labels_file is read relative to root.
+func Load(root, explicit string) (*Config, error) {
+	var (
+		c   *Config
+		err error
+	)
+	switch {
+	case explicit != "":
+		c, err = ParseFile(explicit)
+	default:
+		path := filepath.Join(root, FileName)
+		if _, statErr := os.Stat(path); statErr == nil {
+			c, err = ParseFile(path)
+		} else if errors.Is(statErr, fs.ErrNotExist) {
+			c = Default()
+		} else {
+			return nil, fmt.Errorf("read config %q: %w", path, statErr)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.LabelsFile != "" {
+		if err := c.loadLabelsFile(root); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// ParseFile reads and validates one configuration file.
+func ParseFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %q: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+func (c *Config) loadLabelsFile(root string) error {
+	path := filepath.Join(root, filepath.FromSlash(c.LabelsFile))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read labels file %q: %w", c.LabelsFile, err)
+	}
+	entries, err := pysrc.ReadStringDict(src, "KNOWN_LABELS")
+	if err != nil {
+		var se *pysrc.SyntaxError
+		if errors.As(err, &se) {
+			return &Error{File: c.LabelsFile, Line: se.Line, Msg: se.Msg}
+		}
+		return &Error{File: c.LabelsFile, Msg: err.Error()}
+	}
+	seen := map[string]bool{}
+	c.Labels = c.Labels[:0]
+	for _, e := range entries {
+		if e.Key == "" {
+			return &Error{File: c.LabelsFile, Line: e.Line, Msg: "KNOWN_LABELS holds an empty label name"}
+		}
+		if seen[e.Key] {
+			// A dict literal keeps the last value of a repeated key; so do we.
+			for i := range c.Labels {
+				if c.Labels[i].Name == e.Key {
+					c.Labels[i].Description = e.Value
+				}
+			}
+			continue
+		}
+		seen[e.Key] = true
+		c.Labels = append(c.Labels, Label{Name: e.Key, Description: e.Value})
+	}
+	c.index()
+	return nil
+}
+
+// parser walks a YAML document, turning each problem into an *Error that
+// names the file and line.
+type parser struct {
+	file string
+}
+
+func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse validates a configuration document; name is used in messages.
+func Parse(name string, data []byte) (*Config, error) {
+	p := &parser{file: name}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, p.yamlError(err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &Error{File: name, Msg: "the configuration is empty"}
+	}
+	c := &Config{Source: name}
+	if err := p.top(doc.Content[0], c); err != nil {
+		return nil, err
+	}
+	c.index()
+	return c, nil
+}
+
+// yamlError turns yaml.v3's "yaml: line N: msg" into our one-line form.
+func (p *parser) yamlError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	return &Error{File: p.file, Line: line, Msg: "invalid YAML: " + msg}
+}
+
+// fields checks that n is a mapping with only the allowed keys and returns
+// the values by key, each with the key node for its line.
+func (p *parser) fields(n *yaml.Node, what string, allowed ...string) (map[string]*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, "%s must be a mapping", what)
+	}
+	out := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ok := false
+		for _, a := range allowed {
+			if k.Value == a {
+				ok = true
+			}
+		}
+		if !ok {
+			return nil, p.errf(k, "unknown key %q in %s; expected one of %s", k.Value, what, strings.Join(allowed, ", "))
+		}
+		if _, dup := out[k.Value]; dup {
+			return nil, p.errf(k, "key %q appears twice in %s", k.Value, what)
+		}
+		out[k.Value] = v
+	}
+	return out, nil
+}
+
+func (p *parser) str(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return "", p.errf(n, "%s must be a string", what)
+	}
+	return n.Value, nil
+}
+
+func (p *parser) strList(n *yaml.Node, what string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "%s must be a list of strings", what)
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, e := range n.Content {
+		s, err := p.str(e, what+" entry")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
+	s, err := p.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if s == "" || !doublestar.ValidatePattern(s) {
+		return "", p.errf(n, "%s %q is not a valid glob pattern", what, s)
+	}
+	return s, nil
+}
+
+func (p *parser) top(n *yaml.Node, c *Config) error {
+	f, err := p.fields(n, "the configuration", "discovery", "register_functions", "labels", "labels_file",
+		"suites", "schedules", "scope_subtractions", "no_gpu_paths")
+	if err != nil {
+		return err
+	}
+	for _, key := range []string{"discovery", "register_functions", "suites"} {
+		if f[key] == nil {
+			return p.errf(n, "the configuration has no %q section", key)
+		}
+	}
+	if err := p.discovery(f["discovery"], c); err != nil {
+		return err
+	}
+	if err := p.registerFuncs(f["register_functions"], c); err != nil {
+		return err
+	}
+	switch {
+	case f["labels"] != nil && f["labels_file"] != nil:
+		return p.errf(f["labels_file"], "labels and labels_file are both set; keep one")
+	case f["labels_file"] != nil:
+		if c.LabelsFile, err = p.str(f["labels_file"], "labels_file"); err != nil {
+			return err
+		}
+		if c.LabelsFile == "" {
+			return p.errf(f["labels_file"], "labels_file is empty")
+		}
+	case f["labels"] != nil:
+		if err := p.labels(f["labels"], c); err != nil {
+			return err
+		}
+	default:
+		return p.errf(n, `the configuration has neither "labels" nor "labels_file"`)
+	}
+	if err := p.suites(f["suites"], c); err != nil {
+		return err
+	}
+	if err := p.schedules(f["schedules"], c); err != nil {
+		return err
+	}
+	if err := p.subtractions(f["scope_subtractions"], c); err != nil {
+		return err
+	}
+	if v := f["no_gpu_paths"]; v != nil {
+		if v.Kind != yaml.SequenceNode {
+			return p.errf(v, "no_gpu_paths must be a list of glob patterns")
+		}
+		for _, e := range v.Content {
+			s, err := p.pattern(e, "no_gpu_paths entry")
+			if err != nil {
+				return err
+			}
+			c.NoGPUPaths = append(c.NoGPUPaths, s)
+		}
+	}
+	return nil
+}
+
+func (p *parser) discovery(n *yaml.Node, c *Config) error {
+	f, err := p.fields(n, "discovery", "roots", "pattern", "implicit")
+	if err != nil {
+		return err
+	}
+	if f["roots"] == nil || f["pattern"] == nil {
+		return p.errf(n, "discovery needs roots and pattern")
+	}
+	if c.Roots, err = p.strList(f["roots"], "discovery.roots"); err != nil {
+		return err
+	}
+	for i, r := range c.Roots {
+		if r == "" || strings.HasPrefix(r, "/") || strings.Contains(r, "\\") {
+			return p.errf(f["roots"].Content[i], "discovery root %q must be a non-empty repository-relative path with / separators", r)
+		}
+		c.Roots[i] = strings.TrimSuffix(r, "/")
+	}
+	if c.Pattern, err = p.pattern(f["pattern"], "discovery.pattern"); err != nil {
+		return err
+	}
+	if v := f["implicit"]; v != nil {
+		imp, err := p.fields(v, "discovery.implicit", "root", "suite", "est_time")
+		if err != nil {
+			return err
+		}
+		if imp["root"] == nil || imp["suite"] == nil {
+			return p.errf(v, "discovery.implicit needs root and suite")
+		}
+		if c.Implicit.Root, err = p.str(imp["root"], "discovery.implicit.root"); err != nil {
+			return err
+		}
+		c.Implicit.Root = strings.TrimSuffix(c.Implicit.Root, "/")
+		if c.Implicit.Root == "" {
+			return p.errf(imp["root"], "discovery.implicit.root is empty")
+		}
+		if c.Implicit.Suite, err = p.str(imp["suite"], "discovery.implicit.suite"); err != nil {
+			return err
+		}
+		c.Implicit.EstTime = 1.0
+		if e := imp["est_time"]; e != nil {
+			var x float64
+			if err := e.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return p.errf(e, "discovery.implicit.est_time must be a non-negative number")
+			}
+			c.Implicit.EstTime = x
+		}
+	}
+	return nil
+}
+
+func (p *parser) registerFuncs(n *yaml.Node, c *Config) error {
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		return p.errf(n, "register_functions must map each function name to cpu, cuda or rocm")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !isIdentifier(k.Value) {
+			return p.errf(k, "register function %q is not a Python identifier", k.Value)
+		}
+		if seen[k.Value] {
+			return p.errf(k, "register function %q appears twice", k.Value)
+		}
+		seen[k.Value] = true
+		b, ok := ParseBackend(v.Value)
+		if v.Kind != yaml.ScalarNode || !ok {
+			return p.errf(v, "register function %q has backend %q; expected cpu, cuda or rocm", k.Value, v.Value)
+		}
+		c.RegisterFuncs = append(c.RegisterFuncs, RegisterFunc{Name: k.Value, Backend: b})
+	}
+	return nil
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) labels(n *yaml.Node, c *Config) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errf(n, "labels must be a list of `name: description` entries")
+	}
+	seen := map[string]bool{}
+	for _, e := range n.Content {
+		var name, desc string
+		switch {
+		case e.Kind == yaml.MappingNode && len(e.Content) == 2:
+			name = e.Content[0].Value
+			desc = e.Content[1].Value
+		case e.Kind == yaml.ScalarNode && e.Tag != "!!null":
+			name = e.Value
+		default:
+			return p.errf(e, "a label must be `name: description` or a plain name")
+		}
+		if strings.TrimSpace(name) == "" {
+			return p.errf(e, "a label name is empty")
+		}
+		if seen[name] {
+			return p.errf(e, "label %q appears twice", name)
+		}
+		seen[name] = true
+		c.Labels = append(c.Labels, Label{Name: name, Description: desc})
+	}
+	return nil
+}
+
+func (p *parser) suites(n *yaml.Node, c *Config) error {
+	f, err := p.fields(n, "suites", "cpu", "cuda", "rocm")
+	if err != nil {
+		return err
+	}
+	where := map[string]Backend{}
+	for _, b := range Backends {
+		list := f[string(b)]
+		if list == nil {
+			continue
+		}
+		if list.Kind != yaml.SequenceNode {
+			return p.errf(list, "suites.%s must be a list of suites", b)
+		}
+		for _, e := range list.Content {
+			s, err := p.suite(e, b)
+			if err != nil {
+				return err
+			}
+			if prev, dup := where[s.Name]; dup {
+				if prev == b {
+					return p.errf(e, "suite %q appears twice under %s", s.Name, b)
+				}
+				return p.errf(e, "suite %q is listed under both %s and %s", s.Name, prev, b)
+			}
+			where[s.Name] = b
+			c.Suites = append(c.Suites, s)
+		}
+	}
+	return nil
+}
+
+func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "external", "workflow")
+	if err != nil {
+		return Suite{}, err
+	}
+	s := Suite{Backend: b, Shards: 1}
+	if f["name"] == nil {
+		return s, p.errf(n, "a suite has no name")
+	}
+	if s.Name, err = p.str(f["name"], "suite name"); err != nil {
+		return s, err
+	}
+	if s.Name == "" {
+		return s, p.errf(f["name"], "a suite name is empty")
+	}
+	if v := f["runs_on"]; v != nil {
+		if s.RunsOn, err = p.strList(v, "runs_on"); err != nil {
+			return s, err
+		}
+	}
+	if v := f["shards"]; v != nil {
+		if err := v.Decode(&s.Shards); err != nil || s.Shards < 1 {
+			return s, p.errf(v, "suite %q has shards %q; expected a whole number of at least 1", s.Name, v.Value)
+		}
+	}
+	if v := f["external"]; v != nil {
+		if err := v.Decode(&s.External); err != nil {
+			return s, p.errf(v, "suite %q: external must be true or false", s.Name)
+		}
+	}
+	if v := f["workflow"]; v != nil {
+		if s.Workflow, err = p.str(v, "workflow"); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func (p *parser) schedules(n *yaml.Node, c *Config) error {
+	c.Schedules = map[string]string{}
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "schedules must map each cron expression to a cadence")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, dup := c.Schedules[k.Value]; dup {
+			return p.errf(k, "schedule %q appears twice", k.Value)
+		}
+		if !validCadence(v.Value) || v.Kind != yaml.ScalarNode {
+			return p.errf(v, "schedule %q has cadence %q; expected one of %s", k.Value, v.Value, strings.Join(Cadences, ", "))
+		}
+		c.Schedules[k.Value] = v.Value
+	}
+	return nil
+}
+
+func validCadence(s string) bool {
+	for _, c := range Cadences {
+		if c == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ScopeNightly and ScopeImage name the broad scopes whose label sets the
+// configuration may shrink.
+const (
+	ScopeNightly = "nightly"
+	ScopeImage   = "run-ci-image"
+)
+
+func (p *parser) subtractions(n *yaml.Node, c *Config) error {
+	c.ScopeSubtractions = map[string][]string{}
+	if n == nil {
+		return nil
+	}
+	f, err := p.fields(n, "scope_subtractions", ScopeNightly, ScopeImage)
+	if err != nil {
+		return err
+	}
+	for k, v := range f {
+		if c.ScopeSubtractions[k], err = p.strList(v, "scope_subtractions."+k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+// Package pysrc reads Python source text the way CPython's tokenizer does and
+// returns the module-level register calls it holds, with their literal
+// arguments. It never runs Python and never imports anything of miles-ci.
+package pysrc
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// SyntaxError is a place where Python would refuse the file.
+type SyntaxError struct {
+	Line int // 1-based
+	Col  int // 1-based, in characters; 0 when unknown
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// ConstType is the Python type of a constant.
+type ConstType int
+
+// The constant types; String returns the Python type name.
+const (
+	Str ConstType = iota
+	Bytes
+	Int
+	Float
+	Complex
+	Bool
+	NoneType
+	Ellipsis
+)
+
+func (t ConstType) String() string {
+	return [...]string{"str", "bytes", "int", "float", "complex", "bool", "NoneType", "ellipsis"}[t]
+}
+
+// Constant is the value of an ast.Constant.
+type Constant struct {
+	Type  ConstType
+	Str   string   // Str: the decoded text; Bytes: the decoded bytes
+	Int   *big.Int // Int
+	Float float64  // Float; Complex: the imaginary part
+	Bool  bool     // Bool
+}
+
+// ValueKind says what an argument expression is.
+type ValueKind int
+
+// Value kinds.
+const (
+	KindConstant ValueKind = iota // a single ast.Constant (after concatenation, parentheses)
+	KindList                      // an ast.List display
+	KindOther                     // any other expression
+)
+
+// Value is an argument expression as far as the registry needs to see it.
+type Value struct {
+	Kind ValueKind
+	// Node is the Python AST class name: "Constant", "List", "Name",
+	// "Attribute", "Call", "Tuple", "Set", "Dict", "BinOp", "UnaryOp",
+	// "Subscript", "JoinedStr", "ListComp", ...
+	Node  string
+	Const Constant // when Kind == KindConstant
+	Elems []Value  // when Kind == KindList
+}
+
+// Arg is one argument of a call: positional (Name == ""), starred (*x),
+// keyword (Name set) or double-starred (**x).
+type Arg struct {
+	Name       string
+	Star       bool // *x among positionals
+	DoubleStar bool // **x among keywords
+	Value      Value
+	Line       int
+}
+
+// Call is one module-level register call.
+type Call struct {
+	Func     string // the callee name, NFKC-normalized
+	Line     int    // line of the callee name
+	Args     []Arg  // positional and starred arguments, in source order
+	Keywords []Arg  // keyword and ** arguments, in source order
+}
+
+// DictEntry is one `"key": "value"` pair of a string dict literal.
+type DictEntry struct {
+	Key, Value string
+	Line       int
+}

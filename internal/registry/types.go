@@ -1,0 +1,54 @@
+// Package registry discovers the CI test files of a repository and turns the
+// register calls in them into registrations, applying the per-file rules of
+// the Python collector.
+package registry
+
+import (
+	"fmt"
+
+	"github.com/radixark/miles-ci/internal/config"
+)
+
+// Registration is one test file's entry in one suite.
+type Registration struct {
+	File     string         `json:"file"`
+	Backend  config.Backend `json:"backend"`
+	Suite    string         `json:"suite"`
+	EstTime  float64        `json:"est_time"`
+	Labels   []string       `json:"labels"` // declared order, duplicates kept; never nil
+	Nightly  bool           `json:"nightly"`
+	Disabled *string        `json:"disabled"` // nil = enabled; any string (even "") = disabled
+	Implicit bool           `json:"implicit"`
+	Line     int            `json:"-"` // line of the register call; 0 for implicit entries
+}
+
+// Enabled reports whether the registration is not disabled.
+func (r *Registration) Enabled() bool { return r.Disabled == nil }
+
+// FileError is a test file the collector refuses. Its message is exactly
+// the Python collector's (it already names the file); Line is where the
+// problem is, 0 when the whole file is at fault.
+type FileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *FileError) Error() string { return e.Msg }
+
+// Errors holds every failing file of one collection, the one the Python
+// collector would have raised first.
+type Errors []*FileError
+
+func (e Errors) Error() string {
+	if len(e) == 1 {
+		return e[0].Error()
+	}
+	return fmt.Sprintf("%s (and %d more failing files)", e[0].Error(), len(e)-1)
+}
+
+// Registry is the result of collecting a repository.
+type Registry struct {
+	Files         []string       // discovered files, sorted by bytes
+	Registrations []Registration // in file order, then source order
+}
