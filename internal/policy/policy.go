@@ -1,0 +1,187 @@
+// Package policy resolves a CI cadence and a run's raw PR labels into the
+// selection policy of that run: which domain labels are included, whether
+// nightly-only tests are admitted, whether fast-fail is bypassed and whether
+// the run writes metric baselines. It is pure: no I/O, no printing.
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+)
+
+// Cadences.
+const (
+	Regular = "regular"
+	Nightly = "nightly"
+	Weekly  = "weekly"
+	Release = "release"
+)
+
+// Raw labels with a meaning of their own.
+const (
+	RunCIPrefix    = "run-ci-"
+	LabelNightly   = "nightly"
+	LabelBypass    = "bypass-fastfail"
+	LabelRunCIAll  = "run-ci-all"
+	LabelRunCIImg  = "run-ci-image"
+	scopeNightly   = config.ScopeNightly
+	scopeImageName = config.ScopeImage
+)
+
+// IsWorkflowOnly reports whether a raw label is consumed by the workflow
+// itself rather than naming a domain label.
+func IsWorkflowOnly(raw string) bool { return raw == LabelNightly || raw == LabelBypass }
+
+// Policy is the resolved selection and failure behaviour of one run.
+type Policy struct {
+	Cadence string `json:"cadence"`
+	// IncludeLabels is sorted.
+	IncludeLabels []string `json:"include_labels"`
+	AdmitNightly  bool     `json:"admit_nightly_tests"`
+	Bypass        bool     `json:"bypass_fastfail"`
+	WriteBaseline bool     `json:"write_baseline"`
+}
+
+// Error is a policy the inputs cannot resolve to; its message is exactly the
+// Python reference's.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// Warning is a raw label that was ignored, with the reason.
+type Warning struct {
+	Label string
+	Msg   string
+}
+
+// Strip turns raw PR-side labels into domain label names: empty strings and
+// workflow-only labels are skipped silently, run-ci-X becomes X, and
+// anything else is skipped with a warning. The result is sorted and unique.
+func Strip(raw []string) (stripped []string, warnings []Warning) {
+	set := map[string]bool{}
+	for _, r := range raw {
+		switch {
+		case r == "" || IsWorkflowOnly(r):
+		case strings.HasPrefix(r, RunCIPrefix):
+			set[r[len(RunCIPrefix):]] = true
+		default:
+			warnings = append(warnings, Warning{Label: r, Msg: fmt.Sprintf(
+				"--labels entry %s is missing the expected %s prefix; ignoring. Domain labels must be raw `run-ci-<X>` strings.",
+				pyfmt.Repr(r), pyfmt.Repr(RunCIPrefix))})
+		}
+	}
+	stripped = make([]string, 0, len(set))
+	for s := range set {
+		stripped = append(stripped, s)
+	}
+	sort.Strings(stripped)
+	return stripped, warnings
+}
+
+// Requested returns the known domain labels the raw labels ask for
+// explicitly (run-ci-X with X known), sorted, and the warnings of Strip.
+func Requested(cfg *config.Config, raw []string) ([]string, []Warning) {
+	stripped, warnings := Strip(raw)
+	out := stripped[:0]
+	for _, s := range stripped {
+		if cfg.IsKnownLabel(s) {
+			out = append(out, s)
+		}
+	}
+	return out, warnings
+}
+
+// ValidCadence reports whether c is one of the four cadences.
+func ValidCadence(c string) bool { return slices.Contains(config.Cadences, c) }
+
+// Resolve computes the policy of a cadence and raw labels.
+func Resolve(cfg *config.Config, cadence string, raw []string) (Policy, []Warning, error) {
+	if !ValidCadence(cadence) {
+		return Policy{}, nil, &Error{Msg: fmt.Sprintf("Unknown CI cadence %s; expected one of %s",
+			pyfmt.Repr(cadence), pyfmt.ReprList(config.Cadences))}
+	}
+	if slices.Contains(raw, LabelNightly) && cadence != Nightly {
+		return Policy{}, nil, &Error{Msg: "The nightly workflow label requires cadence='nightly'"}
+	}
+	requested, warnings := Requested(cfg, raw)
+
+	var scope []string
+	switch {
+	case slices.Contains(raw, LabelRunCIAll) || cadence == Weekly || cadence == Release:
+		scope = cfg.KnownLabels()
+	case cadence == Nightly:
+		scope = without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeNightly])
+	case slices.Contains(raw, LabelRunCIImg):
+		scope = without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeImageName])
+	}
+	full := cadence == Nightly || cadence == Weekly || cadence == Release
+	return Policy{
+		Cadence:       cadence,
+		IncludeLabels: union(scope, requested),
+		AdmitNightly:  full,
+		Bypass:        full || slices.Contains(raw, LabelBypass),
+		WriteBaseline: cadence == Nightly || cadence == Weekly,
+	}, warnings, nil
+}
+
+// WithAllLabels returns p with every known label included, as
+// --match-all-labels asks.
+func (p Policy) WithAllLabels(cfg *config.Config) Policy {
+	p.IncludeLabels = union(p.IncludeLabels, cfg.KnownLabels())
+	return p
+}
+
+// Includes reports whether label is in the include set.
+func (p Policy) Includes(label string) bool {
+	_, ok := slices.BinarySearch(p.IncludeLabels, label)
+	return ok
+}
+
+// Selects reports whether a registration with these labels and nightly flag
+// is selected: cadence-eligible, and either unlabeled or sharing a label
+// with the include set.
+func (p Policy) Selects(labels []string, nightly bool) bool {
+	if nightly && !p.AdmitNightly {
+		return false
+	}
+	if len(labels) == 0 {
+		return true
+	}
+	for _, l := range labels {
+		if p.Includes(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func without(all, drop []string) []string {
+	out := make([]string, 0, len(all))
+	for _, l := range all {
+		if !slices.Contains(drop, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func union(a, b []string) []string {
+	set := make(map[string]bool, len(a)+len(b))
+	for _, l := range a {
+		set[l] = true
+	}
+	for _, l := range b {
+		set[l] = true
+	}
+	out := make([]string, 0, len(set))
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Strings(out)
+	return out
+}
