@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The main job on the sample repository, step by step, as the Miles workflows
+# and developers use it. Called by `make demo` with the built binary.
+set -euo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+repo=$(cd "$(dirname "$0")/sample" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+mc() { step "miles-ci $*"; "$bin" --root "$repo" "$@"; }
+
+mc suites
+mc suites --suite stage-c-8-gpu-h100
+
+# The resolve-ci-policy job of a PR labelled run-ci-megatron that touched docs
+# and one H100 test: every other GPU stage is skipped.
+printf 'M\0docs/ci/stages.md\0M\0tests/e2e/megatron/test_megatron_tp2.py\0' > "$work/diff"
+step 'EVENT_NAME=pull_request PR_LABELS_JSON=["run-ci-megatron"] miles-ci policy --explain'
+EVENT_NAME=pull_request PR_LABELS_JSON='["run-ci-megatron"]' CHANGED_FILES_PATH="$work/diff" \
+  GITHUB_OUTPUT="$work/out" "$bin" --root "$repo" policy --explain
+step "cat \$GITHUB_OUTPUT"
+cat "$work/out"
+
+# A stage job: what shard 1 of 2 of the H100 stage would run on a nightly.
+mc run --hw cuda --suite stage-c-8-gpu-h100 --cadence nightly --auto-partition-id 0 --auto-partition-size 2 --list-only
+mc partition --suite stage-c-8-gpu-h100 --match-all-labels
+
+# Really run a GPU stage (the sample "GPU tests" are one-second python3 scripts).
+step "GITHUB_ACTIONS=true miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --labels run-ci-fsdp run-ci-lora"
+GITHUB_ACTIONS=true "$bin" --root "$repo" run --hw cuda --suite stage-b-2-gpu-h200 --labels run-ci-fsdp run-ci-lora \
+  --json-report "$work/report.json"
+
+# The CPU stage runs pytest, when it is installed.
+if command -v pytest >/dev/null 2>&1; then
+  mc run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 2
+else
+  step "miles-ci run --hw cpu --suite stage-a-cpu --list-only   (pytest is not installed: plan only)"
+  "$bin" --root "$repo" run --hw cpu --suite stage-a-cpu --list-only
+fi

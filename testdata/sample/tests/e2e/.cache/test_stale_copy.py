@@ -1,0 +1,2 @@
+"""A stale copy in a hidden directory: never collected."""
+raise SystemExit(1)
