@@ -1,0 +1,38 @@
+package ghactions
+
+import (
+	"strconv"
+	"strings"
+)
+
+// dataEscaper escapes a workflow command's message: '%' first (the
+// replacer never re-reads its own output, so "%0A" in the input stays
+// "%250A"), then the two line breaks that would end the command early.
+var dataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+
+// propertyEscaper escapes a workflow command's property value, which also
+// must not hold the ':' ending the property list or the ',' between
+// properties.
+var propertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+
+// EscapeData escapes the message part of a workflow command.
+func EscapeData(s string) string { return dataEscaper.Replace(s) }
+
+// EscapeProperty escapes one property value of a workflow command.
+func EscapeProperty(s string) string { return propertyEscaper.Replace(s) }
+
+// ErrorAnnotation returns the `::error file=F,line=L::MSG` command that makes
+// GitHub show msg on a file. A line of 0 or less (the whole file is at fault)
+// leaves the line property out.
+func ErrorAnnotation(file string, line int, msg string) string {
+	var b strings.Builder
+	b.WriteString("::error file=")
+	b.WriteString(EscapeProperty(file))
+	if line > 0 {
+		b.WriteString(",line=")
+		b.WriteString(strconv.Itoa(line))
+	}
+	b.WriteString("::")
+	b.WriteString(EscapeData(msg))
+	return b.String()
+}

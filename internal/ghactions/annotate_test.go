@@ -1,0 +1,47 @@
+package ghactions
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEscapeData_EscapesPercentFirstThenLineBreaks(t *testing.T) {
+	cases := map[string]string{
+		"plain":          "plain",
+		"100%":           "100%25",
+		"a\nb":           "a%0Ab",
+		"a\rb":           "a%0Db",
+		"%0A literal":    "%250A literal",
+		"keeps : and ,":  "keeps : and ,",
+		"\r\n%":          "%0D%0A%25",
+		"":               "",
+		"unicode é 漢 ok": "unicode é 漢 ok",
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, EscapeData(in), "EscapeData(%q)", in)
+	}
+}
+
+func TestEscapeProperty_AlsoEscapesColonAndComma(t *testing.T) {
+	cases := map[string]string{
+		"tests/e2e/test_x.py": "tests/e2e/test_x.py",
+		"a:b,c":               "a%3Ab%2Cc",
+		"50%\n":               "50%25%0A",
+		"%3A":                 "%253A",
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, EscapeProperty(in), "EscapeProperty(%q)", in)
+	}
+}
+
+func TestErrorAnnotation_NamesFileAndLine(t *testing.T) {
+	assert.Equal(t,
+		"::error file=tests/e2e/test_a%2Cb.py,line=3::tests/e2e/test_a,b.py: suite is required",
+		ErrorAnnotation("tests/e2e/test_a,b.py", 3, "tests/e2e/test_a,b.py: suite is required"))
+}
+
+func TestErrorAnnotation_OmitsLineWhenUnknown(t *testing.T) {
+	assert.Equal(t, "::error file=tests/fast/test_x.py::50%25 too big%0Areally",
+		ErrorAnnotation("tests/fast/test_x.py", 0, "50% too big\nreally"))
+}
