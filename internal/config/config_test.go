@@ -1,0 +1,212 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefault_DescribesMilesToday(t *testing.T) {
+	c := Default()
+	assert.Equal(t, []string{"tests/fast", "tests/fast-gpu", "tests/e2e", "tests/ci"}, c.Roots)
+	assert.Equal(t, "**/test_*.py", c.Pattern)
+	assert.Equal(t, Implicit{Root: "tests/fast", Suite: "stage-a-cpu", EstTime: 1.0}, c.Implicit)
+	assert.Equal(t, []RegisterFunc{{"register_cpu_ci", CPU}, {"register_cuda_ci", CUDA}, {"register_rocm_ci", ROCM}}, c.RegisterFuncs)
+	assert.Equal(t, []string{"megatron", "model-scripts", "sglang", "fsdp", "short", "long", "ckpt", "lora",
+		"eval", "precision", "ft-short", "ft-long", "weight-update", "fully-async", "replay", "qwen35",
+		"mooncake", "miles-plugin", "amd"}, c.KnownLabels())
+	for _, l := range c.Labels {
+		assert.NotEmpty(t, l.Description, "label %s", l.Name)
+	}
+
+	type row struct {
+		name     string
+		backend  Backend
+		runsOn   string
+		shards   int
+		external bool
+	}
+	var got []row
+	for _, s := range c.Suites {
+		got = append(got, row{s.Name, s.Backend, strings.Join(s.RunsOn, ","), s.Shards, s.External})
+	}
+	assert.Equal(t, []row{
+		{"stage-a-cpu", CPU, "ubuntu-latest", 4, false},
+		{"stage-b-cpu", CPU, "ubuntu-latest", 1, false},
+		{"stage-b-2-gpu-h200", CUDA, "h200,2gpu", 1, false},
+		{"stage-c-8-gpu-h100", CUDA, "h100,8gpu", 2, false},
+		{"stage-c-8-gpu-h200", CUDA, "h200,8gpu", 2, false},
+		{"stage-c-4-gpu-h200", CUDA, "h200,4gpu", 3, false},
+		{"stage-c-2-gpu-h200", CUDA, "h200,2gpu", 2, false},
+		{"stage-c-4-gpu-mi350", ROCM, "self-hosted,amd,mi350,4gpu", 2, false},
+		{"nightly-stage-c-8-gpu-mi350", ROCM, "self-hosted,amd,mi350,8gpu", 1, true},
+		{"nightly-stage-c-4-gpu-mi350", ROCM, "self-hosted,amd,mi350,4gpu", 1, true},
+		{"nightly-stage-c-2-gpu-mi350", ROCM, "self-hosted,amd,mi350,2gpu", 1, true},
+	}, got)
+	mi350, ok := c.Suite("stage-c-4-gpu-mi350")
+	require.True(t, ok)
+	assert.Equal(t, "pr-test-rocm.yml", mi350.Workflow)
+
+	assert.Equal(t, []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200",
+		"stage-c-4-gpu-mi350", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}, c.PRGPUStages())
+	assert.Equal(t, map[string]string{"0 15 * * 0-5": "nightly", "0 15 * * 6": "weekly"}, c.Schedules)
+	assert.Equal(t, map[string][]string{"nightly": {"long", "ft-long"}, "run-ci-image": {"long", "ft-short", "ft-long"}},
+		c.ScopeSubtractions)
+}
+
+func TestIsNoGPUPath_FollowsTheMilesRules(t *testing.T) {
+	c := Default()
+	cases := map[string]bool{
+		".pre-commit-config.yaml":            true,
+		"scripts/tools/sync_example_docs.py": true,
+		"docs/ci/00-stage.md":                true,
+		"docs/images/a.png":                  true,
+		"README.md":                          true,
+		"miles/backends/notes.mdx":           true,
+		"a/b/c/CHANGELOG.md":                 true,
+		"README.MD":                          false, // case-sensitive, like Python's str.endswith
+		"./docs/x.png":                       false, // compared as given
+		"miles/trainer.py":                   false,
+		"scripts/tools/other.py":             false,
+		"tests/e2e/test_x.py":                false,
+		"docsx/a.png":                        false,
+	}
+	for path, want := range cases {
+		assert.Equal(t, want, c.IsNoGPUPath(path), path)
+	}
+}
+
+func writeFile(t *testing.T, dir, rel, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+const minimal = `discovery:
+  roots: [tests]
+  pattern: "**/test_*.py"
+register_functions:
+  register_cpu_ci: cpu
+labels:
+  - core: Core tests
+suites:
+  cpu:
+    - name: unit
+      shards: 2
+`
+
+func TestLoad_RootFileReplacesTheDefault(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, FileName, minimal)
+	c, err := Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tests"}, c.Roots)
+	assert.Equal(t, []string{"core"}, c.KnownLabels())
+	assert.Empty(t, c.PRGPUStages())
+	assert.Equal(t, filepath.Join(dir, FileName), c.Source)
+}
+
+func TestLoad_ExplicitFileWinsOverRootFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, FileName, "not: valid: yaml: [")
+	explicit := writeFile(t, t.TempDir(), "ci.yaml", minimal)
+	c, err := Load(dir, explicit)
+	require.NoError(t, err)
+	assert.Equal(t, explicit, c.Source)
+}
+
+func TestLoad_NoFileMeansDefault(t *testing.T) {
+	c, err := Load(t.TempDir(), "")
+	require.NoError(t, err)
+	assert.Equal(t, "default", c.Source)
+	assert.Len(t, c.Suites, 11)
+}
+
+func TestLoad_MissingExplicitFileIsAnError(t *testing.T) {
+	_, err := Load(t.TempDir(), "/nonexistent/ci.yaml")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `read config "/nonexistent/ci.yaml"`)
+}
+
+func TestLoad_LabelsFileReadsKnownLabelsFromPython(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "tests/ci/labels.py", `"""Labels."""
+
+KNOWN_LABELS: dict[str, str] = {
+    "beta": "Second",
+    "alpha": "First",  # a comment
+}
+`)
+	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	c, err := Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, []Label{{"beta", "Second"}, {"alpha", "First"}}, c.Labels)
+	assert.True(t, c.IsKnownLabel("alpha"))
+	assert.False(t, c.IsKnownLabel("core"))
+}
+
+func TestLoad_LabelsFileMissingIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	_, err := Load(dir, "")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `read labels file "tests/ci/labels.py"`)
+}
+
+func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(string) string
+		want string
+	}{
+		{"unknown top-level key", func(s string) string { return s + "colour: blue\n" },
+			`ci.yaml:12: unknown key "colour" in the configuration`},
+		{"unknown suite key", func(s string) string { return strings.Replace(s, "shards: 2", "shard: 2", 1) },
+			`ci.yaml:11: unknown key "shard" in a suite`},
+		{"shards below one", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 0", 1) },
+			`ci.yaml:11: suite "unit" has shards "0"; expected a whole number of at least 1`},
+		{"shards not a number", func(s string) string { return strings.Replace(s, "shards: 2", "shards: two", 1) },
+			`ci.yaml:11: suite "unit" has shards "two"`},
+		{"duplicate suite", func(s string) string { return s + "    - name: unit\n" },
+			`ci.yaml:12: suite "unit" appears twice under cpu`},
+		{"suite under two backends", func(s string) string { return s + "  cuda:\n    - name: unit\n" },
+			`ci.yaml:13: suite "unit" is listed under both cpu and cuda`},
+		{"empty label", func(s string) string { return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - \"\": nothing", 1) },
+			`ci.yaml:8: a label name is empty`},
+		{"duplicate label", func(s string) string { return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - core: again", 1) },
+			`ci.yaml:8: label "core" appears twice`},
+		{"invalid glob", func(s string) string { return strings.Replace(s, `"**/test_*.py"`, `"**/test_[.py"`, 1) },
+			`ci.yaml:3: discovery.pattern "**/test_[.py" is not a valid glob pattern`},
+		{"invalid no-gpu glob", func(s string) string { return s + "no_gpu_paths: [\"docs/[\"]\n" },
+			`ci.yaml:12: no_gpu_paths entry "docs/[" is not a valid glob pattern`},
+		{"unknown backend", func(s string) string { return strings.Replace(s, "register_cpu_ci: cpu", "register_cpu_ci: tpu", 1) },
+			`ci.yaml:5: register function "register_cpu_ci" has backend "tpu"; expected cpu, cuda or rocm`},
+		{"bad schedule cadence", func(s string) string { return s + "schedules:\n  \"0 1 * * *\": hourly\n" },
+			`ci.yaml:13: schedule "0 1 * * *" has cadence "hourly"`},
+		{"labels and labels_file", func(s string) string { return s + "labels_file: x.py\n" },
+			`ci.yaml:12: labels and labels_file are both set`},
+		{"not YAML", func(string) string { return "a: [\n" }, `ci.yaml:`},
+		{"empty", func(string) string { return "" }, `ci.yaml: the configuration is empty`},
+		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("ci.yaml", []byte(tc.edit(minimal)))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n", "one line")
+		})
+	}
+}
+
+func TestParse_DefaultYAMLRoundTrips(t *testing.T) {
+	c, err := Parse("x", DefaultYAML())
+	require.NoError(t, err)
+	assert.Equal(t, Default().Suites, c.Suites)
+}
