@@ -47,6 +47,16 @@ func (e Errors) Error() string {
 	return fmt.Sprintf("%s (and %d more failing files)", e[0].Error(), len(e)-1)
 }
 
+// Lines returns one message per failing file, first the one the Python
+// collector would have raised; the CLI prints each on its own line.
+func (e Errors) Lines() []string {
+	out := make([]string, len(e))
+	for i, fe := range e {
+		out[i] = fe.Msg
+	}
+	return out
+}
+
 // Registry is the result of collecting a repository.
 type Registry struct {
 	Files         []string       // discovered files, sorted by bytes

@@ -1,0 +1,183 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pysrc"
+)
+
+// MaxFileSize is the largest test file Collect reads. A Python test file of
+// this size is not a test anyone wrote by hand; refusing it with an error
+// naming it keeps memory bounded (each worker holds at most one file) and
+// keeps a stray data file named test_*.py from passing silently.
+const MaxFileSize = 16 << 20
+
+// Collect discovers every test file below the configured roots of the
+// repository at root and reads its registrations. A failing file makes the
+// whole collection fail: the error is an Errors listing every failing file
+// in discovery order, so the first is the one the Python collector raises.
+//
+// Files are read and parsed by GOMAXPROCS workers; the registrations and
+// errors come out in discovery order whatever the scheduling.
+func Collect(root string, cfg *config.Config) (*Registry, error) {
+	files, err := Discover(root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(cfg.RegisterFuncs))
+	for _, f := range cfg.RegisterFuncs {
+		names[f.Name] = true
+	}
+
+	type result struct {
+		regs []Registration
+		err  *FileError
+	}
+	results := make([]result, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(files))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				var regs []Registration
+				var ferr *FileError
+				buf, regs, ferr = collectFile(root, files[i], cfg, names, buf)
+				if cap(buf) > 1<<20 {
+					// Keep a worker's memory small after a rare big file.
+					buf = nil
+				}
+				results[i] = result{regs: regs, err: ferr}
+			}
+		}()
+	}
+	wg.Wait()
+
+	var errs Errors
+	n := 0
+	for _, r := range results {
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+		n += len(r.regs)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	reg := &Registry{Files: files, Registrations: make([]Registration, 0, n)}
+	for _, r := range results {
+		reg.Registrations = append(reg.Registrations, r.regs...)
+	}
+	return reg, nil
+}
+
+// collectFile reads one test file into buf (grown as needed and returned
+// for reuse) and applies every rule to it.
+func collectFile(root, file string, cfg *config.Config, names map[string]bool, buf []byte) ([]byte, []Registration, *FileError) {
+	src, err := readFile(filepath.Join(root, filepath.FromSlash(file)), buf)
+	if src != nil {
+		buf = src[:0]
+	}
+	if err != nil {
+		return buf, nil, &FileError{File: file, Msg: file + ": " + err.Error()}
+	}
+	regs, ferr := FileRegistrations(file, src, cfg, names)
+	return buf, regs, ferr
+}
+
+// readCalls is the Python source reader; tests replace it to exercise the
+// collection machinery independently of the reader.
+var readCalls = pysrc.ReadCalls
+
+// FileRegistrations applies the argument rules and per-file rules to the
+// text of one test file; file is its repository-relative path. names are
+// the register function names to look for (nil: those of cfg).
+func FileRegistrations(file string, src []byte, cfg *config.Config, names map[string]bool) ([]Registration, *FileError) {
+	if names == nil {
+		names = make(map[string]bool, len(cfg.RegisterFuncs))
+		for _, f := range cfg.RegisterFuncs {
+			names[f.Name] = true
+		}
+	}
+	calls, err := readCalls(src, names)
+	if err != nil {
+		var se *pysrc.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &FileError{File: file, Line: se.Line, Msg: fmt.Sprintf("%s:%d: invalid syntax: %s", file, se.Line, se.Msg)}
+		}
+		return nil, &FileError{File: file, Msg: fmt.Sprintf("%s: cannot read the file's Python source: %v", file, err)}
+	}
+	return checkCalls(file, calls, src, cfg)
+}
+
+// checkCalls turns the register calls of one file into its registrations.
+func checkCalls(file string, calls []pysrc.Call, src []byte, cfg *config.Config) ([]Registration, *FileError) {
+	c := &callChecker{cfg: cfg, file: file}
+	var regs []Registration
+	for _, call := range calls {
+		r, err := c.check(call)
+		if err != nil {
+			return nil, err
+		}
+		regs = append(regs, r)
+	}
+	return c.fileRules(regs, src)
+}
+
+// readFile reads a regular file of at most MaxFileSize bytes into buf.
+// The returned slice aliases buf when it was large enough.
+func readFile(name string, buf []byte) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, errors.New("cannot read file: " + reason(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, errors.New("cannot read file: " + reason(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
+	}
+	if info.Size() > MaxFileSize {
+		return nil, fmt.Errorf("file is %d bytes, larger than the %d MiB a test file may have", info.Size(), MaxFileSize>>20)
+	}
+	// The size is a hint: read until EOF, but never past the limit, in case
+	// the file grows while we read it.
+	want := int(info.Size()) + 1
+	if cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxFileSize {
+			return buf, fmt.Errorf("file is larger than the %d MiB a test file may have", MaxFileSize>>20)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, errors.New("cannot read file: " + reason(err))
+		}
+	}
+}

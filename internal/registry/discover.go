@@ -1,0 +1,196 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/radixark/miles-ci/internal/config"
+)
+
+// Discover returns the repository-relative, '/'-separated paths of the test
+// files below the configured roots of the repository at root: every entry
+// matching cfg.Pattern below each root, the union sorted by bytes and without
+// duplicates (roots may overlap).
+//
+// The walk follows these rules, all of them deliberate:
+//   - A missing root contributes nothing, as with Python's glob. A configured
+//     root that exists but is not a directory is an error: the configuration
+//     is wrong, and silently finding no tests there would hide that. A root
+//     that is itself a symbolic link to a directory is walked.
+//   - Names starting with '.' are skipped, directories and files alike, as
+//     Python's glob skips them for '*' and '**'.
+//   - Symbolic links to directories are never followed (Python's glob follows
+//     them and can loop forever); a link loop below a root is therefore
+//     harmless unless its own name matches the pattern.
+//   - A symbolic link whose name matches the pattern is a test file when it
+//     points at a regular file, as it is for Python. When it points at a
+//     directory or a device it is skipped; when it cannot be resolved at all
+//     (dangling, a loop) it is still listed, so that reading it fails with an
+//     error naming it — Python would crash on the same file.
+//   - A directory that cannot be read is an error naming it (Python's glob
+//     skips it silently, which would silently drop its tests).
+//
+// Directories are read concurrently; the result does not depend on it.
+func Discover(root string, cfg *config.Config) ([]string, error) {
+	w := &walker{
+		fsRoot:  root,
+		pattern: cfg.Pattern,
+		sem:     make(chan struct{}, runtime.GOMAXPROCS(0)),
+	}
+	seen := map[string]bool{}
+	for _, r := range cfg.Roots {
+		r = path.Clean(filepath.ToSlash(r))
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		info, err := os.Stat(w.abs(r))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			w.fail(r, "cannot read discovery root: %s", reason(err))
+			continue
+		case !info.IsDir():
+			w.fail(r, "discovery root is not a directory")
+			continue
+		}
+		w.wg.Add(1)
+		go w.dir(r, "")
+	}
+	w.wg.Wait()
+
+	if len(w.errs) > 0 {
+		sortErrors(w.errs)
+		return nil, w.errs
+	}
+	sort.Strings(w.files)
+	return dedupSorted(w.files), nil
+}
+
+// walker reads the directories below the roots, one goroutine per
+// directory, with at most GOMAXPROCS of them reading at once.
+type walker struct {
+	fsRoot  string
+	pattern string
+	sem     chan struct{}
+	wg      sync.WaitGroup
+
+	mu    sync.Mutex
+	files []string
+	errs  Errors
+}
+
+func (w *walker) abs(rel string) string {
+	return filepath.Join(w.fsRoot, filepath.FromSlash(rel))
+}
+
+func (w *walker) fail(rel, format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.errs = append(w.errs, &FileError{File: rel, Msg: rel + ": " + fmt.Sprintf(format, args...)})
+}
+
+// dir reads one directory. rel is its repository-relative path and below
+// its path below the discovery root ("" for the root itself), which is what
+// the pattern is matched against.
+func (w *walker) dir(rel, below string) {
+	defer w.wg.Done()
+	w.sem <- struct{}{}
+	entries, err := readDirUnsorted(w.abs(rel))
+	<-w.sem
+	if err != nil {
+		w.fail(rel, "cannot read directory: %s", reason(err))
+		return
+	}
+	var found []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		childRel, childBelow := rel+"/"+name, name
+		if below != "" {
+			childBelow = below + "/" + name
+		}
+		switch t := e.Type(); {
+		case t.IsDir():
+			w.wg.Add(1)
+			go w.dir(childRel, childBelow)
+		case t.IsRegular():
+			if w.match(childBelow) {
+				found = append(found, childRel)
+			}
+		case t&fs.ModeSymlink != 0:
+			if w.match(childBelow) && w.symlinkIsFile(childRel) {
+				found = append(found, childRel)
+			}
+			// Devices, pipes and sockets are never test files.
+		}
+	}
+	if len(found) > 0 {
+		w.mu.Lock()
+		w.files = append(w.files, found...)
+		w.mu.Unlock()
+	}
+}
+
+func (w *walker) match(below string) bool {
+	ok, _ := doublestar.Match(w.pattern, below)
+	return ok
+}
+
+// symlinkIsFile reports whether a matching symbolic link belongs in the
+// list: its target is a regular file, or it cannot be resolved (reading it
+// will then report why).
+func (w *walker) symlinkIsFile(rel string) bool {
+	info, err := os.Stat(w.abs(rel))
+	if err != nil {
+		return true
+	}
+	return info.Mode().IsRegular()
+}
+
+// readDirUnsorted lists a directory without sorting it; the caller sorts
+// the whole result once.
+func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// reason is an OS error without the path the message already names.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func dedupSorted(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func sortErrors(errs Errors) {
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].File < errs[j].File })
+}
