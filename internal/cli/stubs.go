@@ -4,10 +4,6 @@ import "github.com/spf13/cobra"
 
 // Placeholders replaced as the commands land.
 
-func NewCmdSuites(f *Factory, runF func() error) *cobra.Command {
-	return &cobra.Command{Use: "suites", Short: "List the suites and their registrations", RunE: func(*cobra.Command, []string) error { return nil }}
-}
-
 func NewCmdPolicy(f *Factory, runF func() error) *cobra.Command {
 	return &cobra.Command{Use: "policy", Short: "Resolve the CI policy of a workflow run", RunE: func(*cobra.Command, []string) error { return nil }}
 }

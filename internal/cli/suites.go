@@ -1,0 +1,267 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// SuitesOptions holds the flags of `miles-ci suites`.
+type SuitesOptions struct {
+	Factory *Factory
+	Suite   string // --suite: list this suite's registrations
+	JSON    bool   // --json: the roster and registrations as JSON (SPEC §7)
+}
+
+// NewCmdSuites builds `miles-ci suites`: the roster of suites with how many
+// registrations each holds, or one suite's registrations.
+func NewCmdSuites(f *Factory, runF func(*SuitesOptions) error) *cobra.Command {
+	opts := &SuitesOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "suites",
+		Short: "List the suites and their registrations",
+		Long: `List every configured suite with its backend, runners, shard count and the
+registrations it holds, then warn about registrations that no CI job runs.
+With --suite, list that suite's registrations instead.`,
+		Example: `  miles-ci suites
+  miles-ci suites --suite stage-c-8-gpu-h100
+  miles-ci suites --json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return suitesRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
+	return cmd
+}
+
+func suitesRun(opts *SuitesOptions) error {
+	f := opts.Factory
+	cfg, reg, err := f.Collect()
+	if err != nil {
+		return reportCollectError(f, err)
+	}
+	suites := cfg.Suites
+	regs := reg.Registrations
+	if opts.Suite != "" {
+		suites, regs = nil, nil
+		if s, ok := cfg.Suite(opts.Suite); ok {
+			suites = []config.Suite{s}
+		}
+		for _, r := range reg.Registrations {
+			if r.Suite == opts.Suite {
+				regs = append(regs, r)
+			}
+		}
+		if suites == nil && regs == nil {
+			return fmt.Errorf("unknown suite %s; configured suites: %s", pyfmt.Repr(opts.Suite), strings.Join(suiteNames(cfg.Suites), ", "))
+		}
+	}
+
+	switch {
+	case opts.JSON:
+		err = writeSuitesJSON(f.Out, suites, regs)
+	case opts.Suite != "":
+		err = writeSuiteDetail(f.Out, opts.Suite, suites, regs)
+	default:
+		err = writeRoster(f.Out, cfg, reg)
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range rosterWarnings(cfg, regs) {
+		fmt.Fprintln(f.ErrOut, "warning: "+w)
+	}
+	return nil
+}
+
+func suiteNames(suites []config.Suite) []string {
+	out := make([]string, len(suites))
+	for i, s := range suites {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// suiteJSON is one suite in `suites --json`.
+type suiteJSON struct {
+	Name     string   `json:"name"`
+	Backend  string   `json:"backend"`
+	RunsOn   []string `json:"runs_on"`
+	Shards   int      `json:"shards"`
+	External bool     `json:"external"`
+}
+
+func writeSuitesJSON(w io.Writer, suites []config.Suite, regs []registry.Registration) error {
+	doc := struct {
+		Suites        []suiteJSON             `json:"suites"`
+		Registrations []registry.Registration `json:"registrations"`
+	}{Suites: []suiteJSON{}, Registrations: regs}
+	if doc.Registrations == nil {
+		doc.Registrations = []registry.Registration{}
+	}
+	for _, s := range suites {
+		runsOn := s.RunsOn
+		if runsOn == nil {
+			runsOn = []string{}
+		}
+		doc.Suites = append(doc.Suites, suiteJSON{
+			Name: s.Name, Backend: string(s.Backend), RunsOn: runsOn, Shards: s.Shards, External: s.External,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// suiteCounts summarises the registrations a suite's job would select
+// from: those naming the suite with the suite's own backend.
+type suiteCounts struct {
+	enabled, disabled, nightly int
+	estTotal                   float64
+}
+
+func countSuites(cfg *config.Config, reg *registry.Registry) map[string]*suiteCounts {
+	out := map[string]*suiteCounts{}
+	for _, s := range cfg.Suites {
+		out[s.Name] = &suiteCounts{}
+	}
+	for _, r := range reg.Registrations {
+		s, ok := cfg.Suite(r.Suite)
+		if !ok || s.Backend != r.Backend {
+			continue
+		}
+		c := out[r.Suite]
+		if r.Nightly {
+			c.nightly++
+		}
+		if r.Enabled() {
+			c.enabled++
+			c.estTotal += r.EstTime
+		} else {
+			c.disabled++
+		}
+	}
+	return out
+}
+
+func writeRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error {
+	counts := countSuites(cfg, reg)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUITE\tBACKEND\tRUNS ON\tSHARDS\tENABLED\tDISABLED\tNIGHTLY-ONLY\tEST TOTAL\t")
+	for _, s := range cfg.Suites {
+		c := counts[s.Name]
+		name := s.Name
+		if s.External {
+			name += " (external)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, s.Backend, strings.Join(s.RunsOn, ","),
+			s.Shards, c.enabled, c.disabled, c.nightly, seconds(c.estTotal))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	implicit := 0
+	for _, r := range reg.Registrations {
+		if r.Implicit {
+			implicit++
+		}
+	}
+	_, err := fmt.Fprintf(w, "\n%d registrations (%d implicit) in %d files; EST TOTAL sums the enabled ones\n",
+		len(reg.Registrations), implicit, len(reg.Files))
+	return err
+}
+
+func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []registry.Registration) error {
+	if len(suites) == 1 {
+		s := suites[0]
+		ext := ""
+		if s.External {
+			ext = ", external"
+		}
+		fmt.Fprintf(w, "%s: %s, runs on %s, %d shards%s\n", s.Name, s.Backend, strings.Join(s.RunsOn, ","), s.Shards, ext)
+	} else {
+		fmt.Fprintf(w, "%s: not in the roster; no CI job runs it\n", name)
+	}
+	if len(regs) == 0 {
+		_, err := fmt.Fprintln(w, "No registrations.")
+		return err
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED\t")
+	total := 0.0
+	for _, r := range regs {
+		labels := "-"
+		if len(r.Labels) > 0 {
+			labels = strings.Join(r.Labels, ",")
+		}
+		if r.Implicit {
+			labels = "(implicit)"
+		}
+		nightly := "-"
+		if r.Nightly {
+			nightly = "nightly-only"
+		}
+		disabled := "-"
+		if r.Disabled != nil {
+			disabled = pyfmt.Repr(*r.Disabled)
+		} else {
+			total += r.EstTime
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", cell(r.File), r.Backend, seconds(r.EstTime), cell(labels), nightly, disabled)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d registrations, est total %s (enabled)\n", len(regs), seconds(total))
+	return err
+}
+
+// rosterWarnings names each registration that no CI job will ever run: its
+// suite is not configured, or belongs to another backend.
+func rosterWarnings(cfg *config.Config, regs []registry.Registration) []string {
+	var out []string
+	for _, r := range regs {
+		where := cell(r.File)
+		if r.Line > 0 {
+			where += ":" + strconv.Itoa(r.Line)
+		}
+		s, ok := cfg.Suite(r.Suite)
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s: suite %s is not in the roster; no CI job runs it", where, pyfmt.Repr(r.Suite)))
+		case s.Backend != r.Backend:
+			out = append(out, fmt.Sprintf("%s: suite %s is a %s suite but the registration is %s; no CI job runs it",
+				where, pyfmt.Repr(r.Suite), s.Backend, r.Backend))
+		}
+	}
+	return out
+}
+
+// seconds writes an estimate the short way: 90s, 1.5s.
+func seconds(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64) + "s"
+}
+
+// cell keeps a value on one line and in one column of a table.
+var cellEscaper = strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+func cell(s string) string { return cellEscaper.Replace(s) }
