@@ -1,0 +1,204 @@
+// Package shard selects the registrations of one suite under a run's policy
+// and splits the enabled ones into shards with the longest-processing-time
+// rule of the Python runner. It is pure and deterministic: the same
+// registrations always give the same shards in the same order.
+package shard
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// Selector decides whether a registration's labels and nightly flag are
+// admitted; policy.Policy is one.
+type Selector interface {
+	Selects(labels []string, nightly bool) bool
+}
+
+// UnknownSuiteError is a suite that is not in the backend's roster.
+type UnknownSuiteError struct {
+	Suite   string
+	Backend config.Backend
+}
+
+func (e *UnknownSuiteError) Error() string {
+	return fmt.Sprintf("Unknown suite %s for backend %s", e.Suite, e.Backend.Upper())
+}
+
+// SizeError is a shard count that is not positive.
+type SizeError struct{ Size int }
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("shard count must be positive, got %d", e.Size)
+}
+
+// Selection is what one suite runs under one policy.
+type Selection struct {
+	// Enabled are the selected registrations that are not disabled, in
+	// registry order.
+	Enabled []registry.Registration
+	// Skipped are the selected registrations that are disabled, in registry
+	// order.
+	Skipped []registry.Registration
+}
+
+// CheckSuite returns an *UnknownSuiteError unless suite is in backend's
+// roster. A known suite with no registrations is fine.
+func CheckSuite(cfg *config.Config, backend config.Backend, suite string) error {
+	for _, s := range cfg.SuitesFor(backend) {
+		if s.Name == suite {
+			return nil
+		}
+	}
+	return &UnknownSuiteError{Suite: suite, Backend: backend}
+}
+
+// Select keeps the registrations of backend and suite that sel admits and
+// divides them into enabled and skipped (disabled) ones, both in registry
+// order. The suite must be in the backend's roster.
+func Select(cfg *config.Config, regs []registry.Registration, backend config.Backend, suite string, sel Selector) (Selection, error) {
+	if err := CheckSuite(cfg, backend, suite); err != nil {
+		return Selection{}, err
+	}
+	var out Selection
+	for _, r := range regs {
+		if r.Backend != backend || r.Suite != suite || !sel.Selects(r.Labels, r.Nightly) {
+			continue
+		}
+		if r.Enabled() {
+			out.Enabled = append(out.Enabled, r)
+		} else {
+			out.Skipped = append(out.Skipped, r)
+		}
+	}
+	return out, nil
+}
+
+// Shard is one part of a partitioned suite.
+type Shard struct {
+	ID int
+	// Tests are in assignment order, which is also the order they run in.
+	Tests []registry.Registration
+	// EstTotal is the sum of the tests' est_time, added in assignment order
+	// (the same float64 sum the Python runner keeps).
+	EstTotal float64
+}
+
+// Partition splits enabled into size shards, longest first: the tests are
+// ordered by est_time descending, then file name ascending (byte order,
+// which is Python's code-point order), registry order breaking any remaining
+// tie; each in turn goes to the shard with the smallest running total, the
+// lowest id on ties. It takes O(n log n + n log size).
+func Partition(enabled []registry.Registration, size int) ([]Shard, error) {
+	if size <= 0 {
+		return nil, &SizeError{Size: size}
+	}
+	order := lptOrder(enabled)
+
+	// First decide where every test goes, then copy each test once into a
+	// shard allocated at its final length.
+	assign := make([]int32, len(order))
+	counts := make([]int, size)
+	h := newMinHeap(size)
+	for i := range order {
+		s := h.min()
+		assign[i] = int32(s)
+		counts[s]++
+		h.addToMin(order[i].est)
+	}
+
+	shards := make([]Shard, size)
+	for s := range shards {
+		shards[s] = Shard{ID: s, Tests: make([]registry.Registration, 0, counts[s])}
+	}
+	for i, k := range order {
+		sh := &shards[assign[i]]
+		sh.Tests = append(sh.Tests, enabled[k.idx])
+		sh.EstTotal += k.est
+	}
+	return shards, nil
+}
+
+// lptKey is what the longest-first order compares, kept together so the
+// sort walks one compact slice instead of the registrations themselves.
+type lptKey struct {
+	est  float64
+	file string
+	idx  int32
+}
+
+// lptOrder returns the keys of regs sorted by est_time descending, then
+// file ascending, then index (which makes the sort stable).
+func lptOrder(regs []registry.Registration) []lptKey {
+	keys := make([]lptKey, len(regs))
+	for i := range regs {
+		keys[i] = lptKey{est: regs[i].EstTime, file: regs[i].File, idx: int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b lptKey) int {
+		switch {
+		case a.est > b.est:
+			return -1
+		case a.est < b.est:
+			return 1
+		}
+		if c := strings.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.idx, b.idx)
+	})
+	return keys
+}
+
+// minHeap holds one entry per shard keyed by (running total, shard id), so
+// its top is the shard the next test goes to.
+type minHeap struct {
+	total []float64 // running total of each heap slot's shard
+	id    []int     // shard id of each heap slot
+}
+
+func newMinHeap(size int) *minHeap {
+	h := &minHeap{total: make([]float64, size), id: make([]int, size)}
+	// All totals start at zero, so ids in ascending order already form a heap.
+	for i := range h.id {
+		h.id[i] = i
+	}
+	return h
+}
+
+func (h *minHeap) min() int { return h.id[0] }
+
+func (h *minHeap) less(i, j int) bool {
+	if h.total[i] != h.total[j] {
+		return h.total[i] < h.total[j]
+	}
+	return h.id[i] < h.id[j]
+}
+
+// addToMin adds est to the top shard's total and restores the heap; totals
+// only grow, so the top entry can only move down.
+func (h *minHeap) addToMin(est float64) {
+	h.total[0] += est
+	n := len(h.id)
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.total[i], h.total[m] = h.total[m], h.total[i]
+		h.id[i], h.id[m] = h.id[m], h.id[i]
+		i = m
+	}
+}

@@ -1,0 +1,327 @@
+package shard
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+func reg(file string, est float64) registry.Registration {
+	return registry.Registration{File: file, Backend: config.CUDA, Suite: "s", EstTime: est, Labels: []string{"fsdp"}}
+}
+
+func files(regs []registry.Registration) []string {
+	out := make([]string, len(regs))
+	for i, r := range regs {
+		out[i] = r.File
+	}
+	return out
+}
+
+func shardFiles(shards []Shard) [][]string {
+	out := make([][]string, len(shards))
+	for i, s := range shards {
+		out[i] = files(s.Tests)
+	}
+	return out
+}
+
+func TestPartition_PinsEveryShard(t *testing.T) {
+	tests := []struct {
+		name   string
+		regs   []registry.Registration
+		size   int
+		want   [][]string
+		totals []float64
+	}{
+		{
+			name:   "longest first to the emptiest shard",
+			regs:   []registry.Registration{reg("a", 10), reg("b", 30), reg("c", 20), reg("d", 5)},
+			size:   2,
+			want:   [][]string{{"b", "d"}, {"c", "a"}},
+			totals: []float64{35, 30},
+		},
+		{
+			name:   "equal est_time breaks by file name",
+			regs:   []registry.Registration{reg("z", 5), reg("m", 5), reg("a", 5)},
+			size:   2,
+			want:   [][]string{{"a", "z"}, {"m"}},
+			totals: []float64{10, 5},
+		},
+		{
+			name:   "equal totals go to the lowest shard id",
+			regs:   []registry.Registration{reg("a", 1), reg("b", 1), reg("c", 1), reg("d", 1)},
+			size:   3,
+			want:   [][]string{{"a", "d"}, {"b"}, {"c"}},
+			totals: []float64{2, 1, 1},
+		},
+		{
+			name:   "file names compare by code point, not by locale",
+			regs:   []registry.Registration{reg("tests/é.py", 1), reg("tests/Z.py", 1), reg("tests/z.py", 1), reg("tests/ｚ.py", 1)},
+			size:   1,
+			want:   [][]string{{"tests/Z.py", "tests/z.py", "tests/é.py", "tests/ｚ.py"}},
+			totals: []float64{4},
+		},
+		{
+			name:   "same file twice keeps registry order",
+			regs:   []registry.Registration{{File: "a", EstTime: 2, Suite: "first"}, {File: "a", EstTime: 2, Suite: "second"}},
+			size:   1,
+			want:   [][]string{{"a", "a"}},
+			totals: []float64{4},
+		},
+		{
+			name:   "more shards than tests leaves empty shards",
+			regs:   []registry.Registration{reg("a", 3)},
+			size:   3,
+			want:   [][]string{{"a"}, {}, {}},
+			totals: []float64{3, 0, 0},
+		},
+		{
+			name:   "no tests",
+			size:   2,
+			want:   [][]string{{}, {}},
+			totals: []float64{0, 0},
+		},
+		{
+			name: "float sums follow assignment order",
+			// 0.1 then 0.2 sums to 0.30000000000000004, which is more than
+			// 0.3: the next test goes to the other shard.
+			regs:   []registry.Registration{reg("a", 0.3), reg("b", 0.2), reg("c", 0.1), reg("d", 0.1)},
+			size:   2,
+			want:   [][]string{{"a", "d"}, {"b", "c"}},
+			totals: []float64{0.4, 0.30000000000000004},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			shards, err := Partition(tt.regs, tt.size)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, shardFiles(shards))
+			for i, s := range shards {
+				assert.Equal(t, i, s.ID)
+				assert.Equal(t, tt.totals[i], s.EstTotal, "shard %d total", i)
+			}
+		})
+	}
+}
+
+func TestPartition_RejectsNonPositiveSize(t *testing.T) {
+	for _, size := range []int{0, -1} {
+		_, err := Partition([]registry.Registration{reg("a", 1)}, size)
+		var se *SizeError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, size, se.Size)
+	}
+}
+
+// naivePartition is the rule written the plain way: a stable sort and a
+// linear scan for the smallest total, O(n·k).
+func naivePartition(regs []registry.Registration, size int) [][]registry.Registration {
+	sorted := slices.Clone(regs)
+	slices.SortStableFunc(sorted, func(a, b registry.Registration) int {
+		switch {
+		case a.EstTime > b.EstTime:
+			return -1
+		case a.EstTime < b.EstTime:
+			return 1
+		}
+		return strings.Compare(a.File, b.File)
+	})
+	out := make([][]registry.Registration, size)
+	sums := make([]float64, size)
+	for _, r := range sorted {
+		best := 0
+		for i := 1; i < size; i++ {
+			if sums[i] < sums[best] {
+				best = i
+			}
+		}
+		out[best] = append(out[best], r)
+		sums[best] += r.EstTime
+	}
+	return out
+}
+
+// randomRegs builds a registry with many ties: est_times from a small set
+// (some of them sums that round), file names from a small alphabet.
+func randomRegs(rng *rand.Rand, n int) []registry.Registration {
+	ests := []float64{0, 0.1, 0.2, 0.3, 0.5, 1, 1, 2, 7.5, 60, 60, 120, 1e-9, 1800}
+	names := []string{"a", "b", "é", "Z", "a/b", "a.b", "ｚ"}
+	regs := make([]registry.Registration, n)
+	for i := range regs {
+		var sb strings.Builder
+		for range 1 + rng.IntN(3) {
+			sb.WriteString(names[rng.IntN(len(names))])
+		}
+		regs[i] = registry.Registration{
+			File:    sb.String(),
+			EstTime: ests[rng.IntN(len(ests))] * float64(1+rng.IntN(3)),
+			Suite:   fmt.Sprint(i), // tells duplicates apart
+		}
+	}
+	return regs
+}
+
+func TestPartition_Properties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for c := range 5000 {
+		regs := randomRegs(rng, rng.IntN(40))
+		size := 1 + rng.IntN(9)
+		shards, err := Partition(regs, size)
+		require.NoError(t, err)
+		require.Len(t, shards, size)
+
+		// The heap gives exactly what the plain O(n·k) rule gives.
+		want := naivePartition(regs, size)
+		for i := range shards {
+			require.Equal(t, len(want[i]), len(shards[i].Tests), "case %d shard %d", c, i)
+			for j := range want[i] {
+				require.Equal(t, want[i][j], shards[i].Tests[j], "case %d shard %d test %d", c, i, j)
+			}
+		}
+
+		// The shards partition the input exactly.
+		seen := map[string]int{}
+		for _, s := range shards {
+			for _, r := range s.Tests {
+				seen[r.Suite]++
+			}
+		}
+		require.Len(t, seen, len(regs), "case %d", c)
+		for k, n := range seen {
+			require.Equal(t, 1, n, "case %d: %s placed %d times", c, k, n)
+		}
+
+		// Every shard is in assignment (longest-first) order, and its total
+		// is the sum of its tests in that order.
+		for _, s := range shards {
+			var sum float64
+			for j, r := range s.Tests {
+				sum += r.EstTime
+				if j == 0 {
+					continue
+				}
+				p := s.Tests[j-1]
+				require.True(t, p.EstTime > r.EstTime || (p.EstTime == r.EstTime && p.File <= r.File),
+					"case %d shard %d out of order at %d", c, s.ID, j)
+			}
+			require.Equal(t, sum, s.EstTotal)
+		}
+	}
+}
+
+func TestSelect_FiltersAndKeepsRegistryOrder(t *testing.T) {
+	cfg := config.Default()
+	disabled := func(reason string) *string { return &reason }
+	regs := []registry.Registration{
+		{File: "t/wrong_backend.py", Backend: config.ROCM, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}},
+		{File: "t/wrong_suite.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h200", Labels: []string{"fsdp"}},
+		{File: "t/z_fsdp.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}},
+		{File: "t/off.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}, Disabled: disabled("flaky")},
+		{File: "t/other_label.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora"}},
+		{File: "t/nightly.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}, Nightly: true},
+		{File: "t/a_shared.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora", "fsdp"}},
+		{File: "t/unlabeled.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100"},
+		{File: "t/off_empty.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Disabled: disabled("")},
+		{File: "t/off_other_label.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora"}, Disabled: disabled("x")},
+	}
+	tests := []struct {
+		name        string
+		cadence     string
+		raw         []string
+		wantEnabled []string
+		wantSkipped []string
+	}{
+		{
+			name:        "regular with one label",
+			cadence:     "regular",
+			raw:         []string{"run-ci-fsdp"},
+			wantEnabled: []string{"t/z_fsdp.py", "t/a_shared.py", "t/unlabeled.py"},
+			wantSkipped: []string{"t/off.py", "t/off_empty.py"},
+		},
+		{
+			name:        "no labels keeps only unlabeled",
+			cadence:     "regular",
+			wantEnabled: []string{"t/unlabeled.py"},
+			wantSkipped: []string{"t/off_empty.py"},
+		},
+		{
+			name:        "weekly admits nightly-only and every label",
+			cadence:     "weekly",
+			wantEnabled: []string{"t/z_fsdp.py", "t/other_label.py", "t/nightly.py", "t/a_shared.py", "t/unlabeled.py"},
+			wantSkipped: []string{"t/off.py", "t/off_empty.py", "t/off_other_label.py"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol, _, err := policy.Resolve(cfg, tt.cadence, tt.raw)
+			require.NoError(t, err)
+			sel, err := Select(cfg, regs, config.CUDA, "stage-c-8-gpu-h100", pol)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantEnabled, nilIfEmpty(files(sel.Enabled)))
+			assert.Equal(t, tt.wantSkipped, nilIfEmpty(files(sel.Skipped)))
+		})
+	}
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+func TestSelect_UnknownSuite(t *testing.T) {
+	cfg := config.Default()
+	pol, _, err := policy.Resolve(cfg, "regular", nil)
+	require.NoError(t, err)
+	tests := []struct {
+		backend config.Backend
+		suite   string
+		wantErr string
+	}{
+		{config.CUDA, "stage-a-cpu", "Unknown suite stage-a-cpu for backend CUDA"},
+		{config.ROCM, "stage-b-2-gpu-h200", "Unknown suite stage-b-2-gpu-h200 for backend ROCM"},
+		{config.CPU, "nope", "Unknown suite nope for backend CPU"},
+		{config.ROCM, "nightly-stage-c-2-gpu-mi350", ""}, // known, and empty here
+	}
+	for _, tt := range tests {
+		t.Run(tt.suite, func(t *testing.T) {
+			sel, err := Select(cfg, nil, tt.backend, tt.suite, pol)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				assert.Empty(t, sel.Enabled)
+				return
+			}
+			var ue *UnknownSuiteError
+			require.ErrorAs(t, err, &ue)
+			assert.EqualError(t, err, tt.wantErr)
+		})
+	}
+}
+
+func BenchmarkPartition(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	regs := make([]registry.Registration, 1_000_000)
+	for i := range regs {
+		regs[i] = registry.Registration{
+			File:    fmt.Sprintf("tests/e2e/dir%03d/test_%07d.py", rng.IntN(1000), rng.IntN(10_000_000)),
+			EstTime: float64(rng.IntN(3600)) + 0.5*float64(rng.IntN(2)),
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Partition(regs, 64); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
