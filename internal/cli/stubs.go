@@ -4,10 +4,6 @@ import "github.com/spf13/cobra"
 
 // Placeholders replaced as the commands land.
 
-func NewCmdPolicy(f *Factory, runF func() error) *cobra.Command {
-	return &cobra.Command{Use: "policy", Short: "Resolve the CI policy of a workflow run", RunE: func(*cobra.Command, []string) error { return nil }}
-}
-
 func NewCmdRun(f *Factory, runF func() error) *cobra.Command {
 	return &cobra.Command{Use: "run", Short: "Select, shard and run one suite", RunE: func(*cobra.Command, []string) error { return nil }}
 }

@@ -61,15 +61,19 @@ type Warning struct {
 
 // Strip turns raw PR-side labels into domain label names: empty strings and
 // workflow-only labels are skipped silently, run-ci-X becomes X, and
-// anything else is skipped with a warning. The result is sorted and unique.
+// anything else is skipped with a warning. The result is sorted and unique;
+// a label is warned about once however often it appears, in the order of
+// its first appearance.
 func Strip(raw []string) (stripped []string, warnings []Warning) {
 	set := map[string]bool{}
+	warned := map[string]bool{}
 	for _, r := range raw {
 		switch {
 		case r == "" || IsWorkflowOnly(r):
 		case strings.HasPrefix(r, RunCIPrefix):
 			set[r[len(RunCIPrefix):]] = true
-		default:
+		case !warned[r]:
+			warned[r] = true
 			warnings = append(warnings, Warning{Label: r, Msg: fmt.Sprintf(
 				"--labels entry %s is missing the expected %s prefix; ignoring. Domain labels must be raw `run-ci-<X>` strings.",
 				pyfmt.Repr(r), pyfmt.Repr(RunCIPrefix))})
@@ -109,16 +113,7 @@ func Resolve(cfg *config.Config, cadence string, raw []string) (Policy, []Warnin
 		return Policy{}, nil, &Error{Msg: "The nightly workflow label requires cadence='nightly'"}
 	}
 	requested, warnings := Requested(cfg, raw)
-
-	var scope []string
-	switch {
-	case slices.Contains(raw, LabelRunCIAll) || cadence == Weekly || cadence == Release:
-		scope = cfg.KnownLabels()
-	case cadence == Nightly:
-		scope = without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeNightly])
-	case slices.Contains(raw, LabelRunCIImg):
-		scope = without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeImageName])
-	}
+	scope, _ := Scope(cfg, cadence, raw)
 	full := cadence == Nightly || cadence == Weekly || cadence == Release
 	return Policy{
 		Cadence:       cadence,
@@ -127,6 +122,42 @@ func Resolve(cfg *config.Config, cadence string, raw []string) (Policy, []Warnin
 		Bypass:        full || slices.Contains(raw, LabelBypass),
 		WriteBaseline: cadence == Nightly || cadence == Weekly,
 	}, warnings, nil
+}
+
+// Scope rules, as Scope names the one that applied.
+const (
+	ScopeRunCIAll = "run-ci-all"
+	ScopeWeekly   = "weekly cadence"
+	ScopeRelease  = "release cadence"
+	ScopeNightly  = "nightly cadence"
+	ScopeImage    = "run-ci-image"
+)
+
+// Scope returns the broad label scope of a cadence and raw labels, sorted,
+// and the rule that produced it (one of the Scope* constants), or nothing
+// when no broad scope applies. The first matching rule wins: run-ci-all or
+// a weekly or release cadence include every known label, a nightly cadence
+// every label but nightly's subtraction, run-ci-image every label but its
+// subtraction.
+func Scope(cfg *config.Config, cadence string, raw []string) (labels []string, rule string) {
+	switch {
+	case slices.Contains(raw, LabelRunCIAll):
+		return sorted(cfg.KnownLabels()), ScopeRunCIAll
+	case cadence == Weekly:
+		return sorted(cfg.KnownLabels()), ScopeWeekly
+	case cadence == Release:
+		return sorted(cfg.KnownLabels()), ScopeRelease
+	case cadence == Nightly:
+		return sorted(without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeNightly])), ScopeNightly
+	case slices.Contains(raw, LabelRunCIImg):
+		return sorted(without(cfg.KnownLabels(), cfg.ScopeSubtractions[scopeImageName])), ScopeImage
+	}
+	return nil, ""
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
 }
 
 // WithAllLabels returns p with every known label included, as

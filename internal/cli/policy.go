@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/selection"
+)
+
+// The environment variables of the workflow contract (SPEC §3.2).
+const (
+	envEventName       = "EVENT_NAME"
+	envSchedule        = "SCHEDULE"
+	envPRLabelsJSON    = "PR_LABELS_JSON"
+	envCadenceOverride = "CADENCE_OVERRIDE"
+	envChangedFiles    = "CHANGED_FILES_PATH"
+	envGitHubOutput    = "GITHUB_OUTPUT"
+)
+
+// msgNoDiff is printed on stdout when a pull request's diff cannot be used.
+const msgNoDiff = "Changed-file diff is unavailable or empty; GPU stage pruning is disabled."
+
+// PolicyOptions holds the inputs of `miles-ci policy`. Each input is a flag
+// that, when given, wins over its environment variable; a nil flag field
+// means "not given".
+type PolicyOptions struct {
+	Event           *string
+	Schedule        *string
+	LabelsJSON      *string
+	CadenceOverride *string
+	ChangedFiles    *string
+	GitHubOutput    *string
+
+	JSON    bool
+	Explain bool
+
+	Out       io.Writer
+	ErrOut    io.Writer
+	LookupEnv func(string) (string, bool)
+	// Config loads the configuration; Collect collects the registry. Only a
+	// pull request with a usable diff reads the registry.
+	Config  func() (*config.Config, error)
+	Collect func() (*config.Config, *registry.Registry, error)
+	// ReadFile reads the changed-file diff.
+	ReadFile func(string) ([]byte, error)
+}
+
+// NewCmdPolicy builds `miles-ci policy`.
+func NewCmdPolicy(f *Factory, runF func(*PolicyOptions) error) *cobra.Command {
+	opts := &PolicyOptions{}
+	var flags struct {
+		event, schedule, labelsJSON, override, changed, output string
+	}
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Resolve the CI policy of a workflow run",
+		Long: `Resolve the CI policy of a workflow run from the trigger the workflow passes
+in, decide which PR GPU stages the pull request's diff lets it skip, and write
+cadence, raw_labels, bypass_fastfail and skipped_stages to GITHUB_OUTPUT (to
+stdout when GITHUB_OUTPUT is unset).
+
+Inputs come from the environment; each flag, when given, wins over its variable:
+  --event            EVENT_NAME (required): pull_request, schedule or workflow_dispatch
+  --schedule         SCHEDULE: the cron of a scheduled run
+  --labels-json      PR_LABELS_JSON: the pull request's labels, a JSON array of strings
+  --cadence-override CADENCE_OVERRIDE: a cadence that wins over the trigger
+  --changed-files    CHANGED_FILES_PATH: output of git diff --name-status -z -M
+  --github-output    GITHUB_OUTPUT: the step output file`,
+		Example: `  EVENT_NAME=pull_request PR_LABELS_JSON='["run-ci-megatron"]' \
+    CHANGED_FILES_PATH=<(git diff --name-status -z -M origin/main...) miles-ci policy --explain`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			given := func(name string, v *string) *string {
+				if cmd.Flags().Changed(name) {
+					return v
+				}
+				return nil
+			}
+			opts.Event = given("event", &flags.event)
+			opts.Schedule = given("schedule", &flags.schedule)
+			opts.LabelsJSON = given("labels-json", &flags.labelsJSON)
+			opts.CadenceOverride = given("cadence-override", &flags.override)
+			opts.ChangedFiles = given("changed-files", &flags.changed)
+			opts.GitHubOutput = given("github-output", &flags.output)
+			if opts.JSON && opts.Explain {
+				return usageErrorf("--json and --explain cannot be used together")
+			}
+			opts.Out, opts.ErrOut = f.Out, f.ErrOut
+			opts.LookupEnv = f.LookupEnv
+			opts.Config, opts.Collect = f.Config, f.Collect
+			opts.ReadFile = os.ReadFile
+			if runF != nil {
+				return runF(opts)
+			}
+			return policyRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&flags.event, "event", "", "workflow event `NAME` (default $EVENT_NAME)")
+	fl.StringVar(&flags.schedule, "schedule", "", "`CRON` of a scheduled run (default $SCHEDULE)")
+	fl.StringVar(&flags.labelsJSON, "labels-json", "", "pull request labels as a `JSON` array of strings (default $PR_LABELS_JSON)")
+	fl.StringVar(&flags.override, "cadence-override", "", "`CADENCE` that wins over the trigger (default $CADENCE_OVERRIDE)")
+	fl.StringVar(&flags.changed, "changed-files", "", "`FILE` holding git diff --name-status -z -M output (default $CHANGED_FILES_PATH)")
+	fl.StringVar(&flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)")
+	fl.BoolVar(&opts.Explain, "explain", false, "also say why each PR GPU stage runs or is skipped and why each label is included")
+	fl.BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON instead of the text lines")
+	return cmd
+}
+
+// policyInputs are the options with the environment filled in.
+type policyInputs struct {
+	trigger      policy.Trigger
+	changedFiles string
+	githubOutput string
+}
+
+func (o *PolicyOptions) lookup(flag *string, env string) (string, bool) {
+	if flag != nil {
+		return *flag, true
+	}
+	if o.LookupEnv == nil {
+		return "", false
+	}
+	return o.LookupEnv(env)
+}
+
+func (o *PolicyOptions) get(flag *string, env string) string {
+	v, _ := o.lookup(flag, env)
+	return v
+}
+
+// policyError prints err as a GitHub error annotation, one per failing
+// registry file, and returns the silent exit status 1.
+func policyError(w io.Writer, err error) error {
+	var files registry.Errors
+	if errors.As(err, &files) && len(files) > 0 {
+		for _, fe := range files {
+			fmt.Fprintf(w, "::error::%s\n", oneLine(fe.Error()))
+		}
+	} else {
+		fmt.Fprintf(w, "::error::%s\n", oneLine(err.Error()))
+	}
+	return &ExitError{Code: exitFailure}
+}
+
+func policyRun(opts *PolicyOptions) error {
+	event, ok := opts.lookup(opts.Event, envEventName)
+	if !ok {
+		return policyError(opts.ErrOut, errors.New(envEventName+" is not set"))
+	}
+	in := policyInputs{
+		trigger: policy.Trigger{
+			Event:           event,
+			Schedule:        opts.get(opts.Schedule, envSchedule),
+			PRLabelsJSON:    opts.get(opts.LabelsJSON, envPRLabelsJSON),
+			CadenceOverride: opts.get(opts.CadenceOverride, envCadenceOverride),
+		},
+		changedFiles: opts.get(opts.ChangedFiles, envChangedFiles),
+		githubOutput: opts.get(opts.GitHubOutput, envGitHubOutput),
+	}
+
+	cfg, err := opts.Config()
+	if err != nil {
+		return policyError(opts.ErrOut, err)
+	}
+	wf, err := policy.ResolveWorkflow(cfg, in.trigger)
+	if err != nil {
+		return policyError(opts.ErrOut, err)
+	}
+
+	// Stage selection runs for every pull request, whatever decided the
+	// cadence; the registry is read only when the diff can be trusted.
+	var (
+		sel     selection.Result
+		pruning string
+		notes   []string
+	)
+	switch {
+	case event != policy.EventPullRequest:
+		pruning = "not applied: stage pruning applies to pull_request events only"
+		sel = selection.NoPruning(cfg, "stage pruning applies to pull_request events only")
+	default:
+		diff, why := readChangedFiles(opts.ReadFile, in.changedFiles)
+		if why != "" {
+			notes = append(notes, msgNoDiff)
+			pruning = "disabled: " + why
+			sel = selection.NoPruning(cfg, "the changed-file diff is unusable ("+why+"), so pruning is disabled")
+			break
+		}
+		_, reg, err := opts.Collect()
+		if err != nil {
+			return policyError(opts.ErrOut, err)
+		}
+		pruning = fmt.Sprintf("applied to %d changed %s", len(diff), plural(len(diff), "entry", "entries"))
+		sel = selection.Select(selection.Input{
+			Config:        cfg,
+			Registrations: reg.Registrations,
+			Policy:        wf.Policy,
+			RawLabels:     wf.RawLabels,
+			Diff:          diff,
+		})
+	}
+
+	rawLabels := strings.Join(wf.RawLabels, " ")
+	bypass := fmt.Sprint(wf.Policy.Bypass)
+	skipped := pyJSONStrings(sel.Skipped)
+	outputs := []ghactions.OutputPair{
+		{Name: "cadence", Value: wf.Cadence},
+		{Name: "raw_labels", Value: rawLabels},
+		{Name: "bypass_fastfail", Value: bypass},
+		{Name: "skipped_stages", Value: skipped},
+	}
+	lines, err := ghactions.FormatOutputs(outputs)
+	if err != nil {
+		return policyError(opts.ErrOut, err)
+	}
+	if in.githubOutput != "" {
+		if err := ghactions.AppendOutputs(in.githubOutput, outputs); err != nil {
+			return policyError(opts.ErrOut, err)
+		}
+	}
+
+	for _, w := range wf.Warnings {
+		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w.Msg)
+	}
+	if opts.JSON {
+		return writePolicyJSON(opts.Out, cfg, wf, sel, pruning)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(opts.Out, n)
+	}
+	if in.githubOutput == "" {
+		fmt.Fprint(opts.Out, lines)
+	}
+	fmt.Fprintf(opts.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
+		wf.Cadence, rawLabels, bypass, skipped)
+	if opts.Explain {
+		writePolicyExplanation(opts.Out, cfg, wf, sel, pruning)
+	}
+	return nil
+}
+
+// readChangedFiles reads and parses the diff file, or says why it cannot be
+// used.
+func readChangedFiles(read func(string) ([]byte, error), path string) ([]selection.Entry, string) {
+	if path == "" {
+		return nil, envChangedFiles + " is not set"
+	}
+	data, err := read(path)
+	if err != nil {
+		return nil, "cannot read " + path
+	}
+	diff, err := selection.ReadDiff(data)
+	if err != nil {
+		var bad *selection.UnusableError
+		if errors.As(err, &bad) {
+			return nil, bad.Reason
+		}
+		return nil, err.Error()
+	}
+	return diff, ""
+}
+
+func writePolicyExplanation(w io.Writer, cfg *config.Config, wf policy.Workflow, sel selection.Result, pruning string) {
+	fmt.Fprintf(w, "\nPR GPU stages (pruning %s):\n", pruning)
+	width := 0
+	for _, s := range sel.Stages {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range sel.Stages {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, s.Reason)
+	}
+	fmt.Fprintf(w, "\nInclude labels (cadence %s):\n", wf.Cadence)
+	reasons := policy.ExplainLabels(cfg, wf.Cadence, wf.RawLabels)
+	if len(reasons) == 0 {
+		fmt.Fprintln(w, "  none: no broad scope applies and no known run-ci-<label> was requested")
+		return
+	}
+	width = 0
+	for _, r := range reasons {
+		width = max(width, len(r.Label))
+	}
+	for _, r := range reasons {
+		state := "included"
+		if !r.Included {
+			state = "not included"
+		}
+		fmt.Fprintf(w, "  %-*s  %s: %s\n", width, r.Label, state, r.Reason)
+	}
+}
+
+func writePolicyJSON(w io.Writer, cfg *config.Config, wf policy.Workflow, sel selection.Result, pruning string) error {
+	doc := struct {
+		Cadence       string               `json:"cadence"`
+		RawLabels     []string             `json:"raw_labels"`
+		IncludeLabels []string             `json:"include_labels"`
+		AdmitNightly  bool                 `json:"admit_nightly_tests"`
+		Bypass        bool                 `json:"bypass_fastfail"`
+		WriteBaseline bool                 `json:"write_baseline"`
+		SkippedStages []string             `json:"skipped_stages"`
+		Pruning       string               `json:"pruning"`
+		Stages        []selection.Stage    `json:"stages"`
+		Labels        []policy.LabelReason `json:"labels"`
+	}{
+		Cadence:       wf.Cadence,
+		RawLabels:     wf.RawLabels,
+		IncludeLabels: wf.Policy.IncludeLabels,
+		AdmitNightly:  wf.Policy.AdmitNightly,
+		Bypass:        wf.Policy.Bypass,
+		WriteBaseline: wf.Policy.WriteBaseline,
+		SkippedStages: sel.Skipped,
+		Pruning:       pruning,
+		Stages:        sel.Stages,
+		Labels:        policy.ExplainLabels(cfg, wf.Cadence, wf.RawLabels),
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// pyJSONStrings writes a list of strings as Python's
+// json.dumps(items, separators=(",", ":")) does: ASCII only, non-ASCII as
+// \uXXXX (surrogate pairs beyond the BMP), no HTML escaping.
+func pyJSONStrings(items []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for _, r := range s {
+			switch {
+			case r == '"':
+				b.WriteString(`\"`)
+			case r == '\\':
+				b.WriteString(`\\`)
+			case r == '\n':
+				b.WriteString(`\n`)
+			case r == '\r':
+				b.WriteString(`\r`)
+			case r == '\t':
+				b.WriteString(`\t`)
+			case r == '\b':
+				b.WriteString(`\b`)
+			case r == '\f':
+				b.WriteString(`\f`)
+			case r < 0x20 || (r > 0x7e && r <= 0xffff):
+				fmt.Fprintf(&b, `\u%04x`, r)
+			case r > 0xffff:
+				hi, lo := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,65 @@
+package ghactions
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// OutputPair is one step output: a name and a single-line value.
+type OutputPair struct {
+	Name  string
+	Value string
+}
+
+// OutputError is an output that cannot be written as one name=value line.
+type OutputError struct {
+	Name string
+	Msg  string
+}
+
+func (e *OutputError) Error() string { return fmt.Sprintf("step output %q: %s", e.Name, e.Msg) }
+
+// FormatOutputs renders outputs as GITHUB_OUTPUT lines, "name=value\n" each,
+// in order. A name that is empty or holds '=', CR or LF, or a value holding
+// CR or LF, is refused: the runner would read it as another output, so one
+// forged label could set any step output.
+func FormatOutputs(pairs []OutputPair) (string, error) {
+	var b strings.Builder
+	for _, p := range pairs {
+		switch {
+		case p.Name == "" || strings.ContainsAny(p.Name, "=\r\n"):
+			return "", &OutputError{Name: p.Name, Msg: "the name must be non-empty and hold no '=', CR or LF"}
+		case strings.ContainsAny(p.Value, "\r\n"):
+			return "", &OutputError{Name: p.Name, Msg: "the value holds a line break"}
+		}
+		b.WriteString(p.Name)
+		b.WriteByte('=')
+		b.WriteString(p.Value)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// AppendOutputs appends outputs to the GITHUB_OUTPUT file at path, creating
+// it when missing. Every pair is checked before anything is written, and
+// the lines go out in one write, so a refused value leaves the file as it
+// was.
+func AppendOutputs(path string, pairs []OutputPair) error {
+	text, err := FormatOutputs(pairs)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("open GITHUB_OUTPUT %q: %w", path, err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return fmt.Errorf("write GITHUB_OUTPUT %q: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write GITHUB_OUTPUT %q: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+)
+
+// LabelReason says why a domain label is in a policy's include set, or why
+// a requested one is not.
+type LabelReason struct {
+	Label    string `json:"label"`
+	Included bool   `json:"included"`
+	Reason   string `json:"reason"`
+}
+
+// ExplainLabels explains the include set of the policy resolved from a
+// cadence and raw labels: one entry per included label, in sorted order,
+// then one per known label a broad scope left out, then one per run-ci-X
+// request whose X is not a known label (a typo, or a
+// broad scope label with no domain meaning of its own). It assumes Resolve
+// succeeded on the same inputs.
+func ExplainLabels(cfg *config.Config, cadence string, raw []string) []LabelReason {
+	scope, rule := Scope(cfg, cadence, raw)
+	requested, _ := Requested(cfg, raw)
+	p, _, err := Resolve(cfg, cadence, raw)
+	if err != nil {
+		return nil
+	}
+	out := []LabelReason{}
+	for _, l := range p.IncludeLabels {
+		var why []string
+		if _, ok := slices.BinarySearch(requested, l); ok {
+			why = append(why, "requested by "+RunCIPrefix+l)
+		}
+		if _, ok := slices.BinarySearch(scope, l); ok {
+			why = append(why, "in the "+rule+" scope")
+		}
+		out = append(out, LabelReason{Label: l, Included: true, Reason: strings.Join(why, "; ")})
+	}
+	if rule != "" {
+		for _, l := range sorted(cfg.KnownLabels()) {
+			if !p.Includes(l) {
+				out = append(out, LabelReason{Label: l, Reason: "left out by the " + rule + " scope; request " + RunCIPrefix + l + " to include it"})
+			}
+		}
+	}
+	stripped, _ := Strip(raw)
+	for _, s := range stripped {
+		if cfg.IsKnownLabel(s) {
+			continue
+		}
+		reason := RunCIPrefix + s + " names no known domain label"
+		if name := RunCIPrefix + s; name == LabelRunCIAll || name == LabelRunCIImg {
+			reason = RunCIPrefix + s + " is a broad scope label, not a domain label"
+		}
+		out = append(out, LabelReason{Label: RunCIPrefix + s, Reason: reason})
+	}
+	return out
+}

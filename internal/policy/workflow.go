@@ -1,0 +1,151 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+)
+
+// Workflow events the adapter understands.
+const (
+	EventPullRequest      = "pull_request"
+	EventSchedule         = "schedule"
+	EventWorkflowDispatch = "workflow_dispatch"
+)
+
+// Trigger holds the facts of one workflow run, as the workflow passes them.
+type Trigger struct {
+	Event           string
+	Schedule        string
+	PRLabelsJSON    string
+	CadenceOverride string
+}
+
+// Adapted is what a trigger decides before the policy is resolved: the
+// cadence and the raw labels the run keeps.
+type Adapted struct {
+	Cadence string
+	// RawLabels are the kept PR labels in their order, duplicates kept;
+	// never nil.
+	RawLabels []string
+	// Overridden reports that a cadence override decided the cadence.
+	Overridden bool
+}
+
+// Adapt turns a trigger into a cadence and raw labels. A non-empty cadence
+// override wins before anything else is looked at (it is validated later,
+// by Resolve). Errors are *Error with the reference's messages.
+func Adapt(cfg *config.Config, t Trigger) (Adapted, error) {
+	switch {
+	case t.CadenceOverride != "":
+		return Adapted{Cadence: t.CadenceOverride, RawLabels: []string{}, Overridden: true}, nil
+	case t.Event == EventPullRequest:
+		labels, err := KeptPRLabels(t.PRLabelsJSON)
+		if err != nil {
+			return Adapted{}, err
+		}
+		cadence := Regular
+		if slices.Contains(labels, LabelNightly) {
+			cadence = Nightly
+		}
+		return Adapted{Cadence: cadence, RawLabels: labels}, nil
+	case t.Event == EventSchedule:
+		cadence, ok := cfg.Schedules[t.Schedule]
+		if !ok {
+			return Adapted{}, &Error{Msg: "No CI policy is defined for schedule: " + t.Schedule}
+		}
+		return Adapted{Cadence: cadence, RawLabels: []string{}}, nil
+	case t.Event == EventWorkflowDispatch:
+		return Adapted{Cadence: Regular, RawLabels: []string{}}, nil
+	}
+	return Adapted{}, &Error{Msg: "Unsupported PR Test trigger: " + t.Event}
+}
+
+// errLabelsJSON is the one message for every PR_LABELS_JSON that is not a
+// JSON array of strings.
+const errLabelsJSON = "PR labels were not a JSON string array"
+
+// KeptPRLabels parses the PR labels JSON and keeps, in order and with
+// duplicates, the labels the policy may act on: the workflow-only labels and
+// the well-formed run-ci-X names (IsSafeRunCILabel). Anything but a JSON
+// array of strings is an error.
+//
+// Whatever Python's json.loads accepts beyond strict JSON (NaN, Infinity,
+// huge numbers, duplicate object keys) can never be a string element of a
+// top-level array, so strict parsing decides the same cases. Lone surrogate
+// escapes and invalid UTF-8 inside strings decode here to U+FFFD where
+// Python keeps them, but either way the label is not a safe name and is
+// dropped. One case differs in kind: input nested deeper than Python's
+// recursion limit crashes the reference, and is this error here.
+func KeptPRLabels(src string) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(src)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &Error{Msg: errLabelsJSON}
+	}
+	// Only whitespace may follow the value.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &Error{Msg: errLabelsJSON}
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return nil, &Error{Msg: errLabelsJSON}
+	}
+	kept := []string{}
+	for _, item := range items {
+		s, ok := item.(string)
+		if !ok {
+			return nil, &Error{Msg: errLabelsJSON}
+		}
+		if IsWorkflowOnly(s) || IsSafeRunCILabel(s) {
+			kept = append(kept, s)
+		}
+	}
+	return kept, nil
+}
+
+// IsSafeRunCILabel reports whether the whole of s is "run-ci-", an ASCII
+// letter or digit, then any ASCII letters, digits, '_', '.' or '-'. The
+// whole string must match: a trailing newline is not allowed.
+func IsSafeRunCILabel(s string) bool {
+	rest, ok := strings.CutPrefix(s, RunCIPrefix)
+	if !ok || rest == "" || !isASCIIAlnum(rest[0]) {
+		return false
+	}
+	for i := 1; i < len(rest); i++ {
+		c := rest[i]
+		if !isASCIIAlnum(c) && c != '_' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// Workflow is the resolution of one workflow run, before stage selection.
+type Workflow struct {
+	Adapted
+	Policy   Policy
+	Warnings []Warning
+}
+
+// ResolveWorkflow adapts the trigger and resolves the policy of the result.
+func ResolveWorkflow(cfg *config.Config, t Trigger) (Workflow, error) {
+	a, err := Adapt(cfg, t)
+	if err != nil {
+		return Workflow{}, err
+	}
+	p, warnings, err := Resolve(cfg, a.Cadence, a.RawLabels)
+	if err != nil {
+		return Workflow{}, err
+	}
+	return Workflow{Adapted: a, Policy: p, Warnings: warnings}, nil
+}
