@@ -1,0 +1,511 @@
+// Package runner runs the planned test files of a suite as child processes:
+// each in a process group of its own, with a timeout, smart retries, the
+// metric-history record directories, and the summary and reports of the run.
+// It prints the child's output and its own progress lines; everything that
+// is a GitHub Actions command goes through the LogGroups it is given.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// File is one planned test file.
+type File struct {
+	Name    string // repository-relative path
+	EstTime float64
+}
+
+// LogGroups receives the structure of a run for a CI log. The ghactions
+// package satisfies it; a nil LogGroups prints nothing.
+type LogGroups interface {
+	// Group opens a collapsible group titled title (unescaped).
+	Group(title string)
+	EndGroup()
+	// AttemptSummary reports one finished attempt of file i of n (1-based):
+	// status PASS, FAIL or TIMEOUT, the exit code of a FAIL, the timeout
+	// in seconds of a TIMEOUT, and the attempt it retried (0 for none).
+	AttemptSummary(i, n int, file, status string, elapsed time.Duration, exitCode, timeoutAfter *int, retryOf int)
+}
+
+// Status is the outcome of an attempt or a file.
+type Status string
+
+// Statuses. NotRun is a file after the first failure of a fast-failing
+// run; Interrupted is the file a signal stopped.
+const (
+	Pass        Status = "PASS"
+	Fail        Status = "FAIL"
+	Timeout     Status = "TIMEOUT"
+	NotRun      Status = "NOT RUN"
+	Interrupted Status = "INTERRUPTED"
+)
+
+// Attempt is one run of a file.
+type Attempt struct {
+	Number       int
+	Status       Status
+	Elapsed      time.Duration
+	ExitCode     *int   // FAIL (and PASS: 0); nil when the child never ran or timed out
+	TimeoutAfter int    // seconds, TIMEOUT only
+	StartError   string // the child could not be started
+	RetryReason  string // the classification of a FAIL's output, when retries are on
+}
+
+// FileResult is the outcome of one planned file.
+type FileResult struct {
+	File     string
+	EstTime  float64
+	Status   Status
+	Attempts []Attempt
+	// Output is the last bytes (up to TailSize) of the last attempt's
+	// output when it was captured (with retries on), else nil.
+	Output []byte
+	// RecordPath is the merged metric record of the passing attempt, ""
+	// when there is none.
+	RecordPath string
+}
+
+// Last returns the last attempt, or the zero Attempt for a file never run.
+func (r *FileResult) Last() Attempt {
+	if len(r.Attempts) == 0 {
+		return Attempt{}
+	}
+	return r.Attempts[len(r.Attempts)-1]
+}
+
+// Elapsed is the time spent on every attempt of the file.
+func (r *FileResult) Elapsed() time.Duration {
+	var d time.Duration
+	for _, a := range r.Attempts {
+		d += a.Elapsed
+	}
+	return d
+}
+
+// Reason says why a file did not pass, as the summary lists it.
+func (r *FileResult) Reason() string {
+	last := r.Last()
+	switch {
+	case r.Status == Timeout:
+		return fmt.Sprintf("timeout after %ds", last.TimeoutAfter)
+	case r.Status == Interrupted:
+		return "interrupted"
+	case r.Status == NotRun:
+		return "not run: an earlier file failed"
+	case last.StartError != "":
+		return "could not start: " + last.StartError
+	case last.ExitCode != nil:
+		return fmt.Sprintf("exit code %d", *last.ExitCode)
+	}
+	return ""
+}
+
+// Report is the outcome of a run: every planned file in plan order.
+type Report struct {
+	Files       []FileResult
+	Elapsed     time.Duration
+	Interrupted bool
+}
+
+// Passed reports whether every file passed.
+func (r *Report) Passed() bool {
+	for i := range r.Files {
+		if r.Files[i].Status != Pass {
+			return false
+		}
+	}
+	return !r.Interrupted
+}
+
+// TailSize bounds the captured output kept per file for reports.
+const TailSize = 64 << 10
+
+// Options configure Run. Zero values of the hooks select the real world.
+type Options struct {
+	Root string // the repository root: children's working directory and the base of their paths
+
+	TimeoutPerFile       int // seconds
+	ContinueOnError      bool
+	EnableRetry          bool
+	MaxAttempts          int
+	RetryWait            time.Duration
+	RetryTimeoutIncrease int // seconds, added to TimeoutPerFile when retrying
+
+	// GateBaseDir, when set, gives every attempt its own metric record
+	// directory below it (see RecordDir).
+	GateBaseDir string
+	// GateHook is a shell command run after a passing attempt's records
+	// were merged (see runGateHook).
+	GateHook      string
+	WriteBaseline bool
+
+	Env    []string // the children's environment; nil: this process's
+	Out    io.Writer
+	ErrOut io.Writer
+	Log    LogGroups
+
+	Python string // the interpreter; "" is python3
+	// KillGrace is how long an interrupted child has between SIGTERM and
+	// SIGKILL.
+	KillGrace time.Duration
+	// Start starts a prepared child; tests replace it.
+	Start func(*exec.Cmd) error
+	// Now is the clock elapsed times are measured with.
+	Now func() time.Time
+	// Sleep waits between attempts; it returns early with ctx's error.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (o *Options) defaults() {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.ErrOut == nil {
+		o.ErrOut = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = noLog{}
+	}
+	if o.Python == "" {
+		o.Python = "python3"
+	}
+	if o.KillGrace == 0 {
+		o.KillGrace = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.MaxAttempts < 1 {
+		o.MaxAttempts = 1
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+type noLog struct{}
+
+func (noLog) Group(string)                                                            {}
+func (noLog) EndGroup()                                                               {}
+func (noLog) AttemptSummary(int, int, string, string, time.Duration, *int, *int, int) {}
+
+// EffectiveTimeout is the time limit of one attempt of a file, in seconds:
+// the per-file timeout (plus the retry increase when retrying), or 1.25
+// times the file's estimate when that is longer.
+func (o *Options) EffectiveTimeout(est float64) int {
+	base := o.TimeoutPerFile
+	if o.EnableRetry {
+		base += o.RetryTimeoutIncrease
+	}
+	return max(base, int(est*1.25))
+}
+
+// Run runs files in order as `python3 <root>/<file>` and reports how each
+// went. It stops after the first file that does not pass unless
+// ContinueOnError, and when ctx is cancelled (the running child is
+// terminated); either way it prints the summary of what ran.
+func Run(ctx context.Context, files []File, opts Options) *Report {
+	opts.defaults()
+	r := &runState{opts: opts, n: len(files)}
+	start := opts.Now()
+	rep := &Report{Files: make([]FileResult, len(files))}
+	for i, f := range files {
+		rep.Files[i] = FileResult{File: f.Name, EstTime: f.EstTime, Status: NotRun}
+	}
+	stopped := false
+	for i := range files {
+		if stopped {
+			break
+		}
+		res := &rep.Files[i]
+		r.runFile(ctx, i, res)
+		switch {
+		case res.Status == Interrupted:
+			rep.Interrupted = true
+			stopped = true
+		case res.Status == Pass:
+			if res.RecordPath != "" && opts.GateHook != "" {
+				r.runGateHook(ctx, res)
+			}
+		case !opts.ContinueOnError:
+			stopped = true
+		}
+		if ctx.Err() != nil && !rep.Interrupted {
+			rep.Interrupted = true
+			stopped = true
+		}
+	}
+	rep.Elapsed = opts.Now().Sub(start)
+	r.printSummary(rep)
+	return rep
+}
+
+type runState struct {
+	opts Options
+	n    int
+}
+
+func (r *runState) printf(format string, args ...any) {
+	fmt.Fprintf(r.opts.Out, format, args...)
+}
+
+// runFile runs the attempts of file i into res.
+func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
+	o := &r.opts
+	timeout := o.EffectiveTimeout(res.EstTime)
+	attempts := 1
+	if o.EnableRetry {
+		attempts = o.MaxAttempts
+	}
+	full := filepath.Join(o.Root, res.File)
+	for a := 1; a <= attempts; a++ {
+		if a > 1 {
+			r.printf("\n[CI Retry] Attempt %d/%d for %s\n\n", a, attempts, res.File)
+		}
+		o.Log.Group(fmt.Sprintf("%s  (%d/%d est=%ds attempt=%d)", res.File, i+1, r.n, int(res.EstTime), a))
+		r.printf(".\n.\nBegin (%d/%d):\n%s %s\n.\n.\n\n", i, r.n-1, o.Python, full)
+
+		env := o.Env
+		recordDir := ""
+		if o.GateBaseDir != "" {
+			recordDir = RecordDir(o.GateBaseDir, res.File, a)
+			if err := os.MkdirAll(recordDir, 0o755); err != nil {
+				fmt.Fprintf(o.ErrOut, "[CI Gate] cannot create the record directory of %s: %v\n", res.File, err)
+			}
+			env = append(env[:len(env):len(env)], RecordDirEnv+"="+recordDir)
+		}
+
+		var classifier *Classifier
+		var tail *tailBuffer
+		spec := procSpec{
+			argv: []string{o.Python, full}, dir: o.Root, env: env,
+			timeout: time.Duration(timeout) * time.Second, grace: o.KillGrace,
+			out: o.Out, errOut: o.ErrOut, start: o.Start,
+		}
+		if o.EnableRetry {
+			classifier, tail = NewClassifier(), newTailBuffer(TailSize)
+			spec.merged = true
+			spec.observe = io.MultiWriter(classifier, tail)
+		}
+		began := o.Now()
+		pr, err := runProc(ctx, spec)
+		att := Attempt{Number: a, Elapsed: o.Now().Sub(began)}
+		if pr.endedWithoutNewline {
+			// Our next line must not be glued to the child's last one.
+			r.printf("\n")
+		}
+		if tail != nil {
+			res.Output = tail.Bytes()
+		}
+		r.printf(".\n.\nEnd (%d/%d):\n%s elapsed=%.0fs est_time=%s\n.\n.\n\n", i, r.n-1, res.File, att.Elapsed.Seconds(), fmtEst(res.EstTime))
+
+		retryOf := a - 1
+		emit := func() {
+			o.Log.EndGroup()
+			var exit, after *int
+			if att.Status == Fail {
+				exit = att.ExitCode
+			}
+			if att.Status == Timeout {
+				after = &att.TimeoutAfter
+			}
+			o.Log.AttemptSummary(i+1, r.n, res.File, string(att.Status), att.Elapsed, exit, after, retryOf)
+		}
+		switch {
+		case err != nil:
+			att.Status, att.StartError = Fail, err.Error()
+			res.Attempts = append(res.Attempts, att)
+			res.Status = Fail
+			r.printf("\nFAILED: %s could not be started: %v\n\n", res.File, err)
+			o.Log.EndGroup()
+			o.Log.AttemptSummary(i+1, r.n, res.File, string(Fail), att.Elapsed, nil, nil, retryOf)
+			return
+		case pr.interrupted:
+			att.Status = Interrupted
+			res.Attempts = append(res.Attempts, att)
+			res.Status = Interrupted
+			r.printf("\nINTERRUPTED: %s\n\n", res.File)
+			o.Log.EndGroup()
+			return
+		case pr.timedOut:
+			att.Status, att.TimeoutAfter = Timeout, timeout
+			res.Attempts = append(res.Attempts, att)
+			res.Status = Timeout
+			r.printf("\nTIMEOUT: %s after %d seconds\n\n", res.File, timeout)
+			emit()
+			return
+		}
+		code := pr.exitCode
+		att.ExitCode = &code
+		if code == 0 {
+			att.Status = Pass
+			res.Attempts = append(res.Attempts, att)
+			res.Status = Pass
+			if recordDir != "" {
+				merged := recordDir + ".merged.jsonl"
+				if err := MergeRecords(recordDir, merged); err != nil {
+					fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", res.File, err)
+				} else {
+					res.RecordPath = merged
+				}
+			}
+			if a > 1 {
+				r.printf("\nPASSED on retry (attempt %d): %s\n\n", a, res.File)
+			}
+			emit()
+			return
+		}
+		att.Status = Fail
+		res.Status = Fail
+		if classifier != nil && a < attempts {
+			retriable, reason := classifier.Verdict()
+			att.RetryReason = reason
+			if retriable {
+				res.Attempts = append(res.Attempts, att)
+				r.printf("\n[CI Retry] %s failed with %s\n", res.File, reason)
+				r.printf("[CI Retry] Waiting %ds before retry...\n\n", int(o.RetryWait/time.Second))
+				werr := o.Sleep(ctx, o.RetryWait)
+				emit()
+				if werr != nil {
+					res.Status = Interrupted
+					return
+				}
+				continue
+			}
+			r.printf("\n[CI Retry] %s failed with %s - not retrying\n\n", res.File, reason)
+		}
+		res.Attempts = append(res.Attempts, att)
+		r.printf("\nFAILED: %s returned exit code %d\n\n", res.File, code)
+		emit()
+		return
+	}
+}
+
+// fmtEst writes an estimate the way the plan does: integral values
+// without a fraction.
+func fmtEst(est float64) string {
+	return strings.TrimSuffix(fmt.Sprintf("%g", est), ".0")
+}
+
+// printSummary prints the closing summary in the shape of the Python
+// runner's.
+func (r *runState) printSummary(rep *Report) {
+	var passed, failed []string
+	type retry struct {
+		file     string
+		attempts int
+		result   string
+	}
+	var retried []retry
+	for i := range rep.Files {
+		f := &rep.Files[i]
+		switch f.Status {
+		case Pass:
+			passed = append(passed, f.File)
+		case NotRun:
+			continue
+		default:
+			failed = append(failed, fmt.Sprintf("%s (%s)", f.File, f.Reason()))
+		}
+		if len(f.Attempts) > 1 {
+			result := "failed"
+			switch f.Status {
+			case Pass:
+				result = "passed"
+			case Timeout:
+				result = "timeout"
+			}
+			retried = append(retried, retry{f.File, len(f.Attempts), result})
+		}
+	}
+	verdict := "Success"
+	if !rep.Passed() {
+		verdict = "Fail"
+	}
+	rule := strings.Repeat("=", 60)
+	r.printf("%s. Time elapsed: %.2fs\n", verdict, rep.Elapsed.Seconds())
+	r.printf("\n%s\n", rule)
+	r.printf("Test Summary: %d/%d passed\n", len(passed), len(rep.Files))
+	if r.opts.EnableRetry && len(retried) > 0 {
+		r.printf("Retries: %d test(s) were retried\n", len(retried))
+	}
+	r.printf("%s\n", rule)
+	if len(passed) > 0 {
+		r.printf("PASSED:\n")
+		for _, p := range passed {
+			r.printf("  %s\n", p)
+		}
+	}
+	if len(failed) > 0 {
+		r.printf("\nFAILED:\n")
+		for _, f := range failed {
+			r.printf("  %s\n", f)
+		}
+	}
+	if len(retried) > 0 {
+		r.printf("\nRETRIED:\n")
+		for _, t := range retried {
+			r.printf("  %s (%d attempts, %s)\n", t.file, t.attempts, t.result)
+		}
+	}
+	r.printf("%s\n\n", rule)
+}
+
+// tailBuffer keeps the last size bytes written to it.
+type tailBuffer struct {
+	buf  []byte
+	size int
+	full bool
+	pos  int
+}
+
+func newTailBuffer(size int) *tailBuffer { return &tailBuffer{buf: make([]byte, size), size: size} }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= t.size {
+		copy(t.buf, p[len(p)-t.size:])
+		t.pos, t.full = 0, true
+		return n, nil
+	}
+	for len(p) > 0 {
+		c := copy(t.buf[t.pos:], p)
+		p = p[c:]
+		t.pos += c
+		if t.pos == t.size {
+			t.pos, t.full = 0, true
+		}
+	}
+	return n, nil
+}
+
+// Bytes returns a copy of the kept bytes, oldest first.
+func (t *tailBuffer) Bytes() []byte {
+	if !t.full {
+		return append([]byte(nil), t.buf[:t.pos]...)
+	}
+	out := make([]byte, 0, t.size)
+	out = append(out, t.buf[t.pos:]...)
+	return append(out, t.buf[:t.pos]...)
+}
