@@ -1,0 +1,188 @@
+package pysrc
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
+
+// ReadCalls tokenizes the whole of src (every tokenizer error anywhere in the
+// file is a *SyntaxError) and returns, in source order, each module-level
+// expression statement that is a bare call of one of names (compared after
+// NFKC normalization). Grammar errors inside such a call are *SyntaxError too.
+func ReadCalls(src []byte, names map[string]bool) ([]Call, error) {
+	if err := checkText(src); err != nil {
+		return nil, err
+	}
+	s := newScanner(src)
+	var calls []Call
+	var buf []token
+	for {
+		t := s.next()
+		if s.err != nil {
+			return nil, s.err
+		}
+		if t.kind == tEOF {
+			return calls, nil
+		}
+		if t.kind == tNewline {
+			continue
+		}
+		// t begins a logical line. Only lines at column 0 hold top-level
+		// statements, and a compound statement's header line holds none.
+		if s.indentDepth() > 0 || opensCompound(src, t) {
+			for t.kind != tNewline && t.kind != tEOF {
+				t = s.next()
+			}
+			if s.err != nil {
+				return nil, s.err
+			}
+			continue
+		}
+		for {
+			candidate := t.kind == tOp && src[t.start] == '(' ||
+				t.kind == tName && names[identName(src[t.start:t.end], t.flags&fNonASCII != 0)]
+			if t.kind == tOp && src[t.start] == ';' {
+				return nil, &SyntaxError{Line: int(t.line), Msg: "invalid syntax"}
+			}
+			buf = buf[:0]
+			for t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
+				if candidate {
+					buf = append(buf, t)
+				}
+				t = s.next()
+			}
+			if s.err != nil {
+				return nil, s.err
+			}
+			if candidate {
+				call, err := readStatement(src, buf, names)
+				if err != nil {
+					return nil, err
+				}
+				if call != nil {
+					calls = append(calls, *call)
+				}
+			}
+			if t.kind != tOp { // the end of the line
+				break
+			}
+			if t = s.next(); s.err != nil {
+				return nil, s.err
+			}
+			if t.kind == tNewline || t.kind == tEOF {
+				break // a trailing ';'
+			}
+		}
+	}
+}
+
+// opensCompound reports whether the logical line starting with t is a
+// decorator or the header of a compound statement.
+func opensCompound(src []byte, t token) bool {
+	text := src[t.start:t.end]
+	switch t.kind {
+	case tOp:
+		return len(text) == 1 && text[0] == '@'
+	case tName:
+		switch string(text) {
+		case "if", "elif", "else", "while", "for", "try", "except", "finally",
+			"with", "def", "class", "async":
+			return true
+		}
+	}
+	return false
+}
+
+// readStatement returns the register call that the statement toks is, or
+// nil when it is anything else. The accepted shapes are a call of a
+// register name with any number of redundant parentheses around the name
+// or around the whole call.
+func readStatement(src []byte, toks []token, names map[string]bool) (*Call, error) {
+	p := &parser{src: src, toks: toks}
+	var call *Call
+	err := p.run(func() {
+		open := 0
+		for p.isOp("(") {
+			open++
+			p.i++
+		}
+		t := p.cur()
+		if t.kind != tName {
+			return
+		}
+		name := identName(src[t.start:t.end], t.flags&fNonASCII != 0)
+		if !names[name] {
+			return
+		}
+		p.i++
+		closed := 0
+		for closed < open && p.isOp(")") {
+			closed++
+			p.i++
+		}
+		if !p.isOp("(") {
+			return
+		}
+		args, kws := p.callArgs()
+		for ; closed < open; closed++ {
+			if !p.isOp(")") {
+				return
+			}
+			p.i++
+		}
+		if p.isOp("=") {
+			p.failf("cannot assign to function call")
+		}
+		if p.i != len(toks) {
+			return
+		}
+		call = &Call{Func: name, Line: int(t.line)}
+		for _, a := range args {
+			call.Args = append(call.Args, p.arg(a))
+		}
+		for _, a := range kws {
+			call.Keywords = append(call.Keywords, p.arg(a))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return call, nil
+}
+
+func (p *parser) arg(a rawArg) Arg {
+	return Arg{Name: a.name, Star: a.star, DoubleStar: a.doubleStar, Value: p.value(a.value), Line: int(a.line)}
+}
+
+// checkText refuses what fails before tokenizing: text that is not UTF-8
+// (the reference cannot even read it) and NUL characters.
+func checkText(src []byte) error {
+	if !utf8.Valid(src) {
+		at := 0
+		for at < len(src) {
+			r, n := utf8.DecodeRune(src[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		return &SyntaxError{Line: lineOf(src, at), Msg: fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid UTF-8", src[at], at)}
+	}
+	if at := bytes.IndexByte(src, 0); at >= 0 {
+		return &SyntaxError{Line: lineOf(src, at), Msg: "source code string cannot contain null bytes"}
+	}
+	return nil
+}
+
+// lineOf returns the 1-based line of offset at, counting "\n", "\r\n" and
+// a lone "\r" as one line break each.
+func lineOf(src []byte, at int) int {
+	line := 1
+	for i := 0; i < at && i < len(src); i++ {
+		if src[i] == '\n' || src[i] == '\r' && (i+1 >= len(src) || src[i+1] != '\n') {
+			line++
+		}
+	}
+	return line
+}
