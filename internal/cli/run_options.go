@@ -28,4 +28,8 @@ type RunOptions struct {
 	JSONReport           string
 	TimingsOut           string
 	GateHook             string
+
+	// Which of the two partition flags were given (argv parsing only).
+	partitionIDSet   bool
+	partitionSizeSet bool
 }

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/shard"
+)
+
+// PartitionOptions holds the flags of `miles-ci partition`.
+type PartitionOptions struct {
+	selectionFlags
+	Size    int
+	SizeSet bool
+	ID      int
+	IDSet   bool
+	JSON    bool
+}
+
+// NewCmdPartition builds `miles-ci partition`: show how a suite's selected
+// tests split into shards, with the same selection flags as `run`.
+func NewCmdPartition(f *Factory, runF func(*PartitionOptions) error) *cobra.Command {
+	opts := &PartitionOptions{}
+	cmd := &cobra.Command{
+		Use:   "partition --suite SUITE [--hw HW] [--size N] [--id I] [flags]",
+		Short: "Show how a suite splits into shards",
+		Long: `Select a suite's tests as ` + "`miles-ci run`" + ` would, split the enabled ones into
+shards longest first, and show every shard with its tests and estimated total,
+the makespan (the largest shard) and the imbalance (largest shard / mean).
+--size defaults to the suite's shard count in the configuration; --hw to the
+suite's backend. With --id, print that shard's files one per line.`,
+		Example: `  miles-ci partition --suite stage-a-cpu
+  miles-ci partition --suite stage-c-8-gpu-h100 --cadence weekly --size 3
+  miles-ci partition --suite stage-c-4-gpu-h200 --labels run-ci-fsdp --id 1`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			help, err := parseOwnFlags(cmd, args)
+			if err != nil {
+				return err
+			}
+			if help {
+				return cmd.Help()
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return partitionRun(cmd.Context(), f, opts)
+		},
+	}
+	fs := cmd.Flags()
+	addSelectionFlags(fs, &opts.selectionFlags, false)
+	addIntFlag(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
+	addIntFlag(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line")
+	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
+	return cmd
+}
+
+func (o *PartitionOptions) validate() error {
+	if err := o.resolve(false); err != nil {
+		return err
+	}
+	if o.SizeSet && o.Size <= 0 {
+		return usageErrorf("--size must be positive, got %d", o.Size)
+	}
+	if o.IDSet {
+		if o.ID < 0 {
+			return usageErrorf("--id must not be negative, got %d", o.ID)
+		}
+		if o.SizeSet && o.ID >= o.Size {
+			return usageErrorf("--id must be in range [0, %d), but got %d", o.Size, o.ID)
+		}
+	}
+	return nil
+}
+
+// UnknownSuiteError is a suite that no backend lists, when --hw is not given.
+type unknownSuiteError struct {
+	suite string
+	known []string
+}
+
+func (e *unknownSuiteError) Error() string {
+	return fmt.Sprintf("Unknown suite %s; known suites: %s", e.suite, strings.Join(e.known, ", "))
+}
+
+func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
+	rp, err := resolvePolicy(f, &opts.selectionFlags)
+	if err != nil {
+		return err
+	}
+	suite, known := rp.cfg.Suite(opts.Suite)
+	var backend config.Backend
+	if opts.HW != "" {
+		backend, _ = config.ParseBackend(opts.HW)
+	} else if known {
+		backend = suite.Backend
+	} else {
+		names := make([]string, len(rp.cfg.Suites))
+		for i, s := range rp.cfg.Suites {
+			names[i] = s.Name
+		}
+		return &unknownSuiteError{suite: opts.Suite, known: names}
+	}
+	sel, err := shard.Select(rp.cfg, rp.regs, backend, opts.Suite, rp.policy)
+	if err != nil {
+		return err
+	}
+
+	size := opts.Size
+	if !opts.SizeSet {
+		size = max(suite.Shards, 1)
+		if opts.IDSet && opts.ID >= size {
+			return usageErrorf("--id must be in range [0, %d) (the suite's shard count), but got %d", size, opts.ID)
+		}
+	}
+	shards, err := shard.Partition(sel.Enabled, size)
+	if err != nil {
+		return err
+	}
+	v := &plan.View{
+		Backend: backend,
+		Suite:   opts.Suite,
+		Policy:  rp.policy,
+		Size:    size,
+		Shards:  shards,
+		Skipped: sel.Skipped,
+	}
+	if opts.IDSet {
+		v.Shards = shards[opts.ID : opts.ID+1]
+	}
+	switch {
+	case opts.JSON:
+		return v.WriteJSON(f.Out)
+	case opts.IDSet:
+		return v.WriteFiles(f.Out)
+	default:
+		return v.WriteText(f.Out)
+	}
+}

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/shard"
+)
+
+// NewCmdRun builds `miles-ci run`, the replacement of tests/ci/run_suite.py:
+// select one suite's tests under the run's policy, take one shard of them,
+// print the plan, and run them (or, with --list-only, stop at the plan).
+func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
+	opts := &RunOptions{}
+	sf := &selectionFlags{}
+	cmd := &cobra.Command{
+		Use:   "run --hw {cpu,cuda,rocm} --suite SUITE [flags]",
+		Short: "Select, shard and run one suite",
+		Long: `Select the registrations of one suite under the CI policy of a run (cadence
+and raw PR labels), take one shard of them with --auto-partition-id/-size,
+print the plan, and run the tests: one pytest for a CPU suite, one process
+per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
+--labels takes zero or more values.`,
+		Example: `  miles-ci run --hw cuda --suite stage-c-8-gpu-h100 --labels run-ci-fsdp --list-only
+  miles-ci run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 4
+  miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json`,
+		// Flags are parsed by parseOwnFlags so that --labels can take zero
+		// or more values (see selection_flags.go).
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			help, err := parseOwnFlags(cmd, args)
+			if err != nil {
+				return err
+			}
+			if help {
+				return cmd.Help()
+			}
+			if err := opts.fromSelection(sf); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRun(cmd.Context(), f, opts)
+		},
+	}
+	fs := cmd.Flags()
+	addSelectionFlags(fs, sf, true)
+	addIntFlag(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
+	addIntFlag(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
+	addIntFlag(fs, &opts.TimeoutPerFile, nil, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
+	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
+	fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
+	addIntFlag(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "attempts per file, the first included")
+	addIntFlag(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
+	addIntFlag(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
+	fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
+	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
+	addExecFlags(cmd, opts)
+	return cmd
+}
+
+// fromSelection copies the parsed selection flags into o and checks the
+// combinations argparse checked in run_suite.py.
+func (o *RunOptions) fromSelection(sf *selectionFlags) error {
+	if err := sf.resolve(true); err != nil {
+		return err
+	}
+	o.HW, o.Suite, o.Cadence, o.Nightly = sf.HW, sf.Suite, sf.Cadence, sf.Nightly
+	o.Labels, o.MatchAllLabels = sf.Labels, sf.MatchAllLabels
+	if o.partitionIDSet != o.partitionSizeSet {
+		return usageErrorf("--auto-partition-id and --auto-partition-size must be specified together.")
+	}
+	o.PartitionSet = o.partitionSizeSet
+	if o.PartitionSet {
+		if o.PartitionSize <= 0 {
+			return usageErrorf("--auto-partition-size must be positive.")
+		}
+		if o.PartitionID < 0 || o.PartitionID >= o.PartitionSize {
+			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %d", o.PartitionSize, o.PartitionID)
+		}
+	}
+	if o.JSON && !o.ListOnly {
+		return usageErrorf("--json needs --list-only")
+	}
+	return nil
+}
+
+// runRun plans the suite and runs it. The order of errors is SPEC §5's:
+// registry, then policy, then the unknown suite (usage errors came first).
+func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
+	backend, ok := config.ParseBackend(opts.HW)
+	if !ok {
+		return usageErrorf("argument --hw: invalid choice: %q", opts.HW)
+	}
+	rp, err := resolvePolicy(f, &selectionFlags{
+		Cadence: opts.Cadence, Labels: opts.Labels, MatchAllLabels: opts.MatchAllLabels,
+	})
+	if err != nil {
+		return err
+	}
+	pol := rp.policy
+	if !opts.JSON {
+		// The Python runner prints this line before it checks the suite.
+		if _, err := fmt.Fprintln(f.Out, plan.PolicyLine(pol)); err != nil {
+			return err
+		}
+	}
+	sel, err := shard.Select(rp.cfg, rp.regs, backend, opts.Suite, pol)
+	if err != nil {
+		return err
+	}
+
+	p := &plan.Plan{
+		Backend:         backend,
+		Suite:           opts.Suite,
+		Policy:          pol,
+		ContinueOnError: opts.ContinueOnError || pol.Bypass,
+		Enabled:         sel.Enabled,
+		Skipped:         sel.Skipped,
+	}
+	if opts.PartitionSet {
+		shards, err := shard.Partition(sel.Enabled, opts.PartitionSize)
+		if err != nil {
+			return err
+		}
+		p.Partition = &plan.Partition{ID: opts.PartitionID, Size: opts.PartitionSize}
+		p.Enabled = shards[opts.PartitionID].Tests
+	}
+
+	if opts.JSON {
+		return p.WriteJSON(f.Out)
+	}
+	if err := p.WriteText(f.Out); err != nil {
+		return err
+	}
+	if len(p.Enabled) == 0 {
+		_, err := fmt.Fprintln(f.Out, plan.NoTestsLine)
+		return err
+	}
+	if opts.ListOnly {
+		return nil
+	}
+	return executeSuite(ctx, f, opts, rp.cfg, backend, pol, p.ContinueOnError, p.Enabled)
+}

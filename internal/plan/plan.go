@@ -1,0 +1,280 @@
+// Package plan writes what `miles-ci run` and `miles-ci partition` decided:
+// the run plan exactly as the Python runner prints it, the partition view,
+// and the JSON forms of both. It only formats; it decides nothing.
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/shard"
+)
+
+// Partition names one shard of a partitioned run.
+type Partition struct {
+	ID   int `json:"id"`
+	Size int `json:"size"`
+}
+
+// Plan is one suite's run under one policy.
+type Plan struct {
+	Backend         config.Backend
+	Suite           string
+	Policy          policy.Policy // include labels as finally used
+	ContinueOnError bool
+	Partition       *Partition // nil: the full suite
+	Enabled         []registry.Registration
+	Skipped         []registry.Registration
+}
+
+// PolicyLine is the first line of a run, without its newline.
+func PolicyLine(p policy.Policy) string {
+	return fmt.Sprintf("Policy: cadence=%s bypass_fastfail=%s include_labels=%s",
+		pyfmt.Repr(p.Cadence), pyfmt.Bool(p.Bypass), pyfmt.ReprList(p.IncludeLabels))
+}
+
+// NoTestsLine is printed after the plan when nothing is enabled.
+const NoTestsLine = "No tests to run. Exiting with success."
+
+var rule = strings.Repeat("=", 60)
+
+// WriteText writes the plan block exactly as the Python runner prints it,
+// including the blank line before it and the one after.
+func (p *Plan) WriteText(w io.Writer) error {
+	var b strings.Builder
+	part := "full"
+	if p.Partition != nil {
+		part = fmt.Sprintf("%d/%d (0-based id=%d)", p.Partition.ID+1, p.Partition.Size, p.Partition.ID)
+	}
+	fmt.Fprintf(&b, "\n%s\n", rule)
+	fmt.Fprintf(&b, "Hardware: %s  Suite: %s  Cadence: %s  Continue on error: %s  Partition: %s\n",
+		p.Backend.Upper(), p.Suite, p.Policy.Cadence, pyfmt.Bool(p.ContinueOnError), part)
+	fmt.Fprintf(&b, "%s\n", rule)
+
+	if len(p.Skipped) > 0 {
+		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
+		for _, t := range p.Skipped {
+			reason := "disabled"
+			if t.Disabled != nil && *t.Disabled != "" {
+				reason = *t.Disabled
+			}
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, reason)
+		}
+		b.WriteString("\n")
+	}
+
+	if len(p.Enabled) == 0 {
+		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite, p.Policy.Cadence)
+		b.WriteString("This is expected during incremental migration. Skipping.\n")
+	} else {
+		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Enabled), Seconds(EstTotal(p.Enabled)))
+		for _, t := range p.Enabled {
+			suffix := ""
+			if t.Implicit {
+				suffix = " [implicit]"
+			}
+			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pyfmt.Float(t.EstTime), suffix)
+		}
+	}
+	// The Python runner prints the block with print(), which adds one more
+	// newline after the block's own.
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// EstTotal sums the est_time of regs in order, as Python's sum() does.
+func EstTotal(regs []registry.Registration) float64 {
+	var total float64
+	for _, r := range regs {
+		total += r.EstTime
+	}
+	return total
+}
+
+// Seconds writes f as Python's "%.0f" does: rounded half to even, and inf
+// and nan spelled as Python spells them.
+func Seconds(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	// Go's %.0f rounds the exact binary value half to even, like C's printf.
+	return fmt.Sprintf("%.0f", f)
+}
+
+// jsonPlan is the `run --list-only --json` document (SPEC §7).
+type jsonPlan struct {
+	HW              config.Backend          `json:"hw"`
+	Suite           string                  `json:"suite"`
+	Policy          policy.Policy           `json:"policy"`
+	ContinueOnError bool                    `json:"continue_on_error"`
+	Partition       *Partition              `json:"partition"`
+	Enabled         []registry.Registration `json:"enabled"`
+	Skipped         []registry.Registration `json:"skipped"`
+}
+
+// WriteJSON writes the plan as the JSON document of `run --list-only --json`,
+// followed by a newline.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	pol := p.Policy
+	pol.IncludeLabels = nonNil(pol.IncludeLabels)
+	return writeJSON(w, jsonPlan{
+		HW:              p.Backend,
+		Suite:           p.Suite,
+		Policy:          pol,
+		ContinueOnError: p.ContinueOnError,
+		Partition:       p.Partition,
+		Enabled:         jsonRegs(p.Enabled),
+		Skipped:         jsonRegs(p.Skipped),
+	})
+}
+
+// jsonRegs returns regs ready for JSON: never null, labels never null.
+func jsonRegs(regs []registry.Registration) []registry.Registration {
+	out := make([]registry.Registration, len(regs))
+	for i, r := range regs {
+		r.Labels = nonNil(r.Labels)
+		out[i] = r
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// View is the partition of one suite into shards.
+type View struct {
+	Backend config.Backend
+	Suite   string
+	Policy  policy.Policy
+	Size    int
+	Shards  []shard.Shard // every shard, or only the one asked for
+	// Skipped are the disabled selected tests; they are in no shard.
+	Skipped []registry.Registration
+}
+
+type jsonShard struct {
+	ID       int                     `json:"id"`
+	EstTotal float64                 `json:"est_total"`
+	Tests    []registry.Registration `json:"tests"`
+}
+
+type jsonView struct {
+	Suite  string      `json:"suite"`
+	Size   int         `json:"size"`
+	Shards []jsonShard `json:"shards"`
+}
+
+// WriteJSON writes the view as the JSON document of `partition --json`.
+func (v *View) WriteJSON(w io.Writer) error {
+	doc := jsonView{Suite: v.Suite, Size: v.Size, Shards: make([]jsonShard, len(v.Shards))}
+	for i, s := range v.Shards {
+		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: s.EstTotal, Tests: jsonRegs(s.Tests)}
+	}
+	return writeJSON(w, doc)
+}
+
+// WriteFiles writes the file of every test of every shard in the view, one
+// per line, in run order.
+func (v *View) WriteFiles(w io.Writer) error {
+	var b strings.Builder
+	for _, s := range v.Shards {
+		for _, t := range s.Tests {
+			b.WriteString(t.File)
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Stats summarises how well a partition is balanced.
+type Stats struct {
+	Tests    int
+	Total    float64
+	Makespan float64 // the largest shard total
+	Mean     float64 // total / number of shards
+	// Imbalance is makespan / mean: 1 is perfect; 0 when nothing is sharded.
+	Imbalance float64
+}
+
+// ComputeStats returns the balance of shards.
+func ComputeStats(shards []shard.Shard) Stats {
+	var st Stats
+	for _, s := range shards {
+		st.Tests += len(s.Tests)
+		st.Total += s.EstTotal
+		st.Makespan = max(st.Makespan, s.EstTotal)
+	}
+	if len(shards) > 0 {
+		st.Mean = st.Total / float64(len(shards))
+	}
+	if st.Mean > 0 {
+		st.Imbalance = st.Makespan / st.Mean
+	}
+	return st
+}
+
+// WriteText writes the readable view: a header, every shard with its tests
+// and total, the skipped tests, and the balance.
+func (v *View) WriteText(w io.Writer) error {
+	var b strings.Builder
+	st := ComputeStats(v.Shards)
+	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
+		v.Suite, v.Backend, st.Tests, Seconds(st.Total), v.Size)
+	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
+	for _, s := range v.Shards {
+		fmt.Fprintf(&b, "\nShard %d/%d (0-based id=%d): %d test(s), est total %ss\n",
+			s.ID+1, v.Size, s.ID, len(s.Tests), Seconds(s.EstTotal))
+		for _, t := range s.Tests {
+			suffix := ""
+			if t.Implicit {
+				suffix = " [implicit]"
+			}
+			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pyfmt.Float(t.EstTime), suffix)
+		}
+	}
+	if len(v.Skipped) > 0 {
+		fmt.Fprintf(&b, "\nSkipped %d test(s), reported by every shard:\n", len(v.Skipped))
+		for _, t := range v.Skipped {
+			reason := "disabled"
+			if t.Disabled != nil && *t.Disabled != "" {
+				reason = *t.Disabled
+			}
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, reason)
+		}
+	}
+	imbalance := "n/a"
+	if st.Imbalance > 0 {
+		imbalance = fmt.Sprintf("%.2f", st.Imbalance)
+	}
+	fmt.Fprintf(&b, "\nMakespan: %ss  Mean: %ss  Imbalance: %s (largest shard / mean)\n",
+		Seconds(st.Makespan), fmt.Sprintf("%.1f", st.Mean), imbalance)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
