@@ -165,14 +165,14 @@ func countSuites(cfg *config.Config, reg *registry.Registry) map[string]*suiteCo
 func writeRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error {
 	counts := countSuites(cfg, reg)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SUITE\tBACKEND\tRUNS ON\tSHARDS\tENABLED\tDISABLED\tNIGHTLY-ONLY\tEST TOTAL\t")
+	fmt.Fprintln(tw, "SUITE\tBACKEND\tRUNS ON\tSHARDS\tENABLED\tDISABLED\tNIGHTLY-ONLY\tEST TOTAL")
 	for _, s := range cfg.Suites {
 		c := counts[s.Name]
 		name := s.Name
 		if s.External {
 			name += " (external)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", name, s.Backend, strings.Join(s.RunsOn, ","),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", name, s.Backend, strings.Join(s.RunsOn, ","),
 			s.Shards, c.enabled, c.disabled, c.nightly, seconds(c.estTotal))
 	}
 	if err := tw.Flush(); err != nil {
@@ -184,19 +184,23 @@ func writeRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error 
 			implicit++
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%d registrations (%d implicit) in %d files; EST TOTAL sums the enabled ones\n",
-		len(reg.Registrations), implicit, len(reg.Files))
+	_, err := fmt.Fprintf(w, "\n%s (%d implicit) in %s; EST TOTAL sums the enabled ones\n",
+		countNoun(len(reg.Registrations), "registration"), implicit, countNoun(len(reg.Files), "file"))
 	return err
 }
 
 func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []registry.Registration) error {
+	// Only registrations of the suite's own backend run in its job; without
+	// a configured suite, none do.
+	var backend config.Backend
 	if len(suites) == 1 {
 		s := suites[0]
+		backend = s.Backend
 		ext := ""
 		if s.External {
 			ext = ", external"
 		}
-		fmt.Fprintf(w, "%s: %s, runs on %s, %d shards%s\n", s.Name, s.Backend, strings.Join(s.RunsOn, ","), s.Shards, ext)
+		fmt.Fprintf(w, "%s: %s, runs on %s, %s%s\n", s.Name, s.Backend, strings.Join(s.RunsOn, ","), countNoun(s.Shards, "shard"), ext)
 	} else {
 		fmt.Fprintf(w, "%s: not in the roster; no CI job runs it\n", name)
 	}
@@ -206,8 +210,8 @@ func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED\t")
-	total := 0.0
+	fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED")
+	runs, total := 0, 0.0
 	for _, r := range regs {
 		labels := "-"
 		if len(r.Labels) > 0 {
@@ -223,16 +227,24 @@ func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 		disabled := "-"
 		if r.Disabled != nil {
 			disabled = pyfmt.Repr(*r.Disabled)
-		} else {
+		} else if r.Backend == backend {
+			runs++
 			total += r.EstTime
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", cell(r.File), r.Backend, seconds(r.EstTime), cell(labels), nightly, disabled)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.File), r.Backend, seconds(r.EstTime), cell(labels), nightly, disabled)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d registrations, est total %s (enabled)\n", len(regs), seconds(total))
+	_, err := fmt.Fprintf(w, "\n%s; %d enabled in the suite's job, est total %s\n", countNoun(len(regs), "registration"), runs, seconds(total))
 	return err
+}
+
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // rosterWarnings names each registration that no CI job will ever run: its
