@@ -75,9 +75,20 @@ func Select(in Input) Result {
 	}
 
 	runnable := map[string]bool{}
+	eligibleLabels := map[string][]string{} // labels of enabled, cadence-eligible tests
 	for _, r := range in.Registrations {
-		if isStage[r.Suite] && r.Enabled() && in.Policy.Selects(r.Labels, r.Nightly) {
+		if !isStage[r.Suite] || !r.Enabled() {
+			continue
+		}
+		if in.Policy.Selects(r.Labels, r.Nightly) {
 			runnable[r.Suite] = true
+		}
+		if !r.Nightly || in.Policy.AdmitNightly {
+			for _, l := range r.Labels {
+				if !slices.Contains(eligibleLabels[r.Suite], l) {
+					eligibleLabels[r.Suite] = append(eligibleLabels[r.Suite], l)
+				}
+			}
 		}
 	}
 
@@ -153,7 +164,7 @@ paths:
 	for _, s := range stages {
 		d := decisions[s]
 		d.Runs = d.Runnable && d.Affected
-		d.Reason = reason(d)
+		d.Reason = reason(d, eligibleLabels[s])
 		if !d.Runs {
 			res.Skipped = append(res.Skipped, s)
 		}
@@ -200,10 +211,20 @@ func requestedBy(labels, requested []string) []string {
 	return out
 }
 
-func reason(d *Stage) string {
+// reason words a decision; labels are the domain labels of the stage's
+// enabled, cadence-eligible tests, which say what would make it runnable.
+func reason(d *Stage, labels []string) string {
 	switch {
+	case !d.Runnable && len(labels) == 0:
+		return "skipped: not runnable under this policy (no enabled test in it is eligible at this cadence)"
 	case !d.Runnable:
-		return "skipped: not runnable under this policy (no enabled, cadence-eligible test in it carries an included label)"
+		sort.Strings(labels)
+		requests := make([]string, len(labels))
+		for i, l := range labels {
+			requests[i] = policy.RunCIPrefix + l
+		}
+		return fmt.Sprintf("skipped: not runnable under this policy (its tests carry %s, none included; %s would select it)",
+			joinLabels(labels), strings.Join(requests, " or "))
 	case !d.Affected:
 		return "skipped: no changed path affects it and no requested label selects it"
 	}

@@ -190,7 +190,10 @@ func TestSelect_ExplainsEachStage(t *testing.T) {
 		h := stageNamed(t, r, h1)
 		assert.False(t, h.Runnable)
 		assert.True(t, h.Affected)
-		assert.Equal(t, "skipped: not runnable under this policy (no enabled, cadence-eligible test in it carries an included label)", h.Reason)
+		assert.Equal(t, "skipped: not runnable under this policy (its tests carry megatron, short, none included; run-ci-megatron or run-ci-short would select it)", h.Reason)
+		c2s := stageNamed(t, r, c2)
+		assert.Equal(t, "skipped: not runnable under this policy (no enabled test in it is eligible at this cadence)", c2s.Reason,
+			"the stage holds only a disabled and a nightly-only test")
 	})
 	t.Run("not affected", func(t *testing.T) {
 		r := selectFor(t, fixture, "release", nil, diff(m("docs/a.md")))

@@ -1,0 +1,411 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// policyRegistry is a small registry shaped like Miles: one labeled test in
+// most PR GPU stages, a nightly-only one, a disabled one, and CPU tests.
+func policyRegistry() *registry.Registry {
+	flaky := "flaky"
+	r := func(file string, b config.Backend, suite string, labels ...string) registry.Registration {
+		if labels == nil {
+			labels = []string{}
+		}
+		return registry.Registration{File: file, Backend: b, Suite: suite, EstTime: 60, Labels: labels}
+	}
+	regs := []registry.Registration{
+		r("tests/e2e/amd/test_amd_smoke.py", config.ROCM, "stage-c-4-gpu-mi350", "amd"),
+		r("tests/e2e/eval/test_eval_disabled.py", config.CUDA, "stage-c-2-gpu-h200", "eval"),
+		r("tests/e2e/ft/test_ft_compare.py", config.CUDA, "stage-c-4-gpu-h200", "ft-short"),
+		r("tests/e2e/long/test_soak.py", config.CUDA, "stage-c-8-gpu-h200", "long"),
+		r("tests/e2e/lora/test_lora_nightly.py", config.CUDA, "stage-c-2-gpu-h200", "lora"),
+		r("tests/e2e/megatron/test_megatron_tp.py", config.CUDA, "stage-c-8-gpu-h100", "megatron"),
+		r("tests/fast-gpu/test_fsdp_small.py", config.CUDA, "stage-b-2-gpu-h200", "fsdp"),
+		r("tests/fast/test_cpu_unit.py", config.CPU, "stage-a-cpu"),
+	}
+	regs[1].Disabled = &flaky
+	regs[4].Nightly = true
+	return &registry.Registry{Registrations: regs}
+}
+
+// policyHarness runs policyRun on buffers with env as the whole
+// environment, diffs as the readable files, and a registry (or an error)
+// that the test can check was or was not collected.
+type policyHarness struct {
+	env       map[string]string
+	files     map[string]string
+	reg       *registry.Registry
+	regErr    error
+	collected bool
+	out, err  bytes.Buffer
+}
+
+func (h *policyHarness) options() *PolicyOptions {
+	return &PolicyOptions{
+		Out:    &h.out,
+		ErrOut: &h.err,
+		LookupEnv: func(k string) (string, bool) {
+			v, ok := h.env[k]
+			return v, ok
+		},
+		Config: func() (*config.Config, error) { return config.Default(), nil },
+		Collect: func() (*config.Config, *registry.Registry, error) {
+			h.collected = true
+			if h.regErr != nil {
+				return config.Default(), nil, h.regErr
+			}
+			reg := h.reg
+			if reg == nil {
+				reg = policyRegistry()
+			}
+			return config.Default(), reg, nil
+		},
+		ReadFile: func(name string) ([]byte, error) {
+			if s, ok := h.files[name]; ok {
+				return []byte(s), nil
+			}
+			return nil, fs.ErrNotExist
+		},
+	}
+}
+
+func (h *policyHarness) run(t *testing.T, mutate ...func(*PolicyOptions)) error {
+	t.Helper()
+	opts := h.options()
+	for _, m := range mutate {
+		m(opts)
+	}
+	return policyRun(opts)
+}
+
+const (
+	codeDiff = "M\x00miles/backends/engine.py\x00"
+	docsDiff = "M\x00docs/guide/setup.rst\x00M\x00README.md\x00"
+	allSix   = `["stage-b-2-gpu-h200","stage-c-2-gpu-h200","stage-c-4-gpu-h200","stage-c-4-gpu-mi350","stage-c-8-gpu-h100","stage-c-8-gpu-h200"]`
+)
+
+func TestPolicy_WritesTheFourOutputs(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       map[string]string
+		diff      string // "" = no diff file
+		collected bool
+		output    string
+		stdout    string
+	}{
+		{"workflow dispatch", map[string]string{"EVENT_NAME": "workflow_dispatch"}, "", false,
+			"cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n",
+			"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n"},
+		{"nightly schedule", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 15 * * 0-5"}, "", false,
+			"cadence=nightly\nraw_labels=\nbypass_fastfail=true\nskipped_stages=[]\n",
+			"Resolved CI policy: cadence=nightly labels=[] bypass_fastfail=true skipped_stages=[]\n"},
+		{"override on a schedule ignores the cron", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "bogus", "CADENCE_OVERRIDE": "release"}, "", false,
+			"cadence=release\nraw_labels=\nbypass_fastfail=true\nskipped_stages=[]\n",
+			"Resolved CI policy: cadence=release labels=[] bypass_fastfail=true skipped_stages=[]\n"},
+		{"a schedule never reads the diff", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 15 * * 6"}, codeDiff, false,
+			"cadence=weekly\nraw_labels=\nbypass_fastfail=true\nskipped_stages=[]\n",
+			"Resolved CI policy: cadence=weekly labels=[] bypass_fastfail=true skipped_stages=[]\n"},
+		{"pull request with one domain label", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp", "bug"]`}, codeDiff, true,
+			"cadence=regular\nraw_labels=run-ci-fsdp\nbypass_fastfail=false\nskipped_stages=" +
+				`["stage-c-2-gpu-h200","stage-c-4-gpu-h200","stage-c-4-gpu-mi350","stage-c-8-gpu-h100","stage-c-8-gpu-h200"]` + "\n",
+			"Resolved CI policy: cadence=regular labels=[run-ci-fsdp] bypass_fastfail=false skipped_stages=" +
+				`["stage-c-2-gpu-h200","stage-c-4-gpu-h200","stage-c-4-gpu-mi350","stage-c-8-gpu-h100","stage-c-8-gpu-h200"]` + "\n"},
+		{"pull request keeps duplicates; nightly leaves the long-only stage out", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["nightly", "bypass-fastfail", "nightly"]`}, codeDiff, true,
+			"cadence=nightly\nraw_labels=nightly bypass-fastfail nightly\nbypass_fastfail=true\nskipped_stages=[\"stage-c-8-gpu-h200\"]\n",
+			"Resolved CI policy: cadence=nightly labels=[nightly bypass-fastfail nightly] bypass_fastfail=true skipped_stages=[\"stage-c-8-gpu-h200\"]\n"},
+		{"an override on a pull request still prunes", map[string]string{"EVENT_NAME": "pull_request", "CADENCE_OVERRIDE": "release", "PR_LABELS_JSON": "junk"}, docsDiff, true,
+			"cadence=release\nraw_labels=\nbypass_fastfail=true\nskipped_stages=" + allSix + "\n",
+			"Resolved CI policy: cadence=release labels=[] bypass_fastfail=true skipped_stages=" + allSix + "\n"},
+		{"an unusable diff disables pruning without reading the registry",
+			map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp"]`}, "M\x00docs/a.md", false,
+			"cadence=regular\nraw_labels=run-ci-fsdp\nbypass_fastfail=false\nskipped_stages=[]\n",
+			msgNoDiff + "\nResolved CI policy: cadence=regular labels=[run-ci-fsdp] bypass_fastfail=false skipped_stages=[]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "github_output")
+			require.NoError(t, os.WriteFile(out, nil, 0o600))
+			h := &policyHarness{env: tt.env, files: map[string]string{}}
+			h.env["GITHUB_OUTPUT"] = out
+			if tt.diff != "" {
+				h.env["CHANGED_FILES_PATH"] = "changed"
+				h.files["changed"] = tt.diff
+			}
+			require.NoError(t, h.run(t))
+			got, err := os.ReadFile(out)
+			require.NoError(t, err)
+			assert.Equal(t, tt.output, string(got))
+			assert.Equal(t, tt.stdout, h.out.String())
+			assert.Empty(t, h.err.String())
+			assert.Equal(t, tt.collected, h.collected, "registry collected")
+		})
+	}
+}
+
+func TestPolicy_FailsOpenOnEveryUnusableDiff(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"path unset", map[string]string{}},
+		{"path empty", map[string]string{"CHANGED_FILES_PATH": ""}},
+		{"file missing", map[string]string{"CHANGED_FILES_PATH": "missing"}},
+		{"file empty", map[string]string{"CHANGED_FILES_PATH": "empty"}},
+		{"no trailing NUL", map[string]string{"CHANGED_FILES_PATH": "no-nul"}},
+		{"invalid UTF-8", map[string]string{"CHANGED_FILES_PATH": "bad-utf8"}},
+		{"bad status", map[string]string{"CHANGED_FILES_PATH": "bad-status"}},
+		{"missing path", map[string]string{"CHANGED_FILES_PATH": "missing-path"}},
+		{"empty path", map[string]string{"CHANGED_FILES_PATH": "empty-path"}},
+	}
+	files := map[string]string{
+		"empty": "", "no-nul": "M\x00docs/a.md", "bad-utf8": "M\x00docs/\xff.md\x00", "bad-status": "Z\x00docs/a.md\x00",
+		"missing-path": "R100\x00docs/a.md\x00", "empty-path": "M\x00\x00",
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &policyHarness{env: tt.env, files: files}
+			h.env["EVENT_NAME"] = "pull_request"
+			h.env["PR_LABELS_JSON"] = `[]`
+			require.NoError(t, h.run(t))
+			assert.Equal(t, msgNoDiff+"\n"+
+				"cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n"+
+				"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n", h.out.String())
+			assert.False(t, h.collected, "the registry is not read without a usable diff")
+		})
+	}
+}
+
+func TestPolicy_ErrorsAreAnnotationsAndWriteNothing(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string
+		regErr error
+		stderr string
+	}{
+		{"EVENT_NAME unset", map[string]string{}, nil, "::error::EVENT_NAME is not set\n"},
+		{"unsupported event", map[string]string{"EVENT_NAME": "push"}, nil, "::error::Unsupported PR Test trigger: push\n"},
+		{"empty event", map[string]string{"EVENT_NAME": ""}, nil, "::error::Unsupported PR Test trigger: \n"},
+		{"unknown cron", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 3 * * *"}, nil, "::error::No CI policy is defined for schedule: 0 3 * * *\n"},
+		{"labels unset", map[string]string{"EVENT_NAME": "pull_request"}, nil, "::error::PR labels were not a JSON string array\n"},
+		{"labels not an array", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `{"labels": []}`}, nil, "::error::PR labels were not a JSON string array\n"},
+		{"invalid override", map[string]string{"EVENT_NAME": "workflow_dispatch", "CADENCE_OVERRIDE": "monthly"}, nil,
+			"::error::Unknown CI cadence 'monthly'; expected one of ['nightly', 'regular', 'release', 'weekly']\n"},
+		{"registry error on a pull request", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`, "CHANGED_FILES_PATH": "changed"},
+			registry.Errors{
+				{File: "tests/e2e/test_broken.py", Line: 3, Msg: "tests/e2e/test_broken.py: est_time is required in register_cuda_ci()"},
+				{File: "tests/e2e/test_z.py", Msg: "No CI registry found in tests/e2e/test_z.py"},
+			},
+			"::error::tests/e2e/test_broken.py: est_time is required in register_cuda_ci()\n::error::No CI registry found in tests/e2e/test_z.py\n"},
+		{"other collection error", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`, "CHANGED_FILES_PATH": "changed"},
+			errors.New("read config \"x\": boom"), "::error::read config \"x\": boom\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "github_output")
+			require.NoError(t, os.WriteFile(out, nil, 0o600))
+			h := &policyHarness{env: tt.env, files: map[string]string{"changed": codeDiff}, regErr: tt.regErr}
+			h.env["GITHUB_OUTPUT"] = out
+			err := h.run(t)
+			var exit *ExitError
+			require.ErrorAs(t, err, &exit)
+			assert.Equal(t, 1, exit.Code)
+			assert.Equal(t, tt.stderr, h.err.String())
+			assert.Empty(t, h.out.String())
+			got, rerr := os.ReadFile(out)
+			require.NoError(t, rerr)
+			assert.Empty(t, got, "nothing is written on error")
+		})
+	}
+}
+
+func TestPolicy_WithoutGitHubOutputPrintsTheLines(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"EVENT_NAME": "workflow_dispatch"},
+		{"EVENT_NAME": "workflow_dispatch", "GITHUB_OUTPUT": ""},
+	} {
+		h := &policyHarness{env: env}
+		require.NoError(t, h.run(t))
+		assert.Equal(t, "cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n"+
+			"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n", h.out.String())
+	}
+}
+
+func TestPolicy_FlagsWinOverTheEnvironment(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "flag_output")
+	h := &policyHarness{
+		env: map[string]string{"EVENT_NAME": "push", "PR_LABELS_JSON": "junk", "CHANGED_FILES_PATH": "missing",
+			"GITHUB_OUTPUT": filepath.Join(t.TempDir(), "env_output")},
+		files: map[string]string{"changed": codeDiff},
+	}
+	str := func(s string) *string { return &s }
+	require.NoError(t, h.run(t, func(o *PolicyOptions) {
+		o.Event = str("pull_request")
+		o.LabelsJSON = str(`["run-ci-megatron"]`)
+		o.ChangedFiles = str("changed")
+		o.GitHubOutput = str(out)
+	}))
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "cadence=regular\nraw_labels=run-ci-megatron\nbypass_fastfail=false\nskipped_stages="+
+		`["stage-b-2-gpu-h200","stage-c-2-gpu-h200","stage-c-4-gpu-h200","stage-c-4-gpu-mi350","stage-c-8-gpu-h200"]`+"\n", string(got))
+	assert.NoFileExists(t, h.env["GITHUB_OUTPUT"])
+}
+
+func TestPolicy_AnEmptyEventFlagIsGivenNotMissing(t *testing.T) {
+	h := &policyHarness{env: map[string]string{}}
+	empty := ""
+	err := h.run(t, func(o *PolicyOptions) { o.Event = &empty })
+	require.Error(t, err)
+	assert.Equal(t, "::error::Unsupported PR Test trigger: \n", h.err.String())
+}
+
+// policyGolden compares got with testdata/policy/name, or rewrites the
+// file when UPDATE_GOLDEN is set.
+func policyGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "policy", name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run UPDATE_GOLDEN=1 go test ./internal/cli")
+	assert.Equal(t, string(want), got, "golden file %s", path)
+}
+
+func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		diff string
+	}{
+		{"pr-megatron-docs", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-megatron", "run-ci-typo"]`}, docsDiff},
+		{"pr-test-and-code", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp"]`},
+			"M\x00tests/fast-gpu/test_fsdp_small.py\x00M\x00miles/x.py\x00"},
+		{"pr-nightly-image", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["nightly", "run-ci-image", "run-ci-long"]`}, docsDiff},
+		{"pr-no-diff", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`}, ""},
+		{"schedule-nightly", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 15 * * 0-5"}, ""},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{"explain", "json"} {
+			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+				h := &policyHarness{env: tt.env, files: map[string]string{}}
+				if tt.diff != "" {
+					h.env["CHANGED_FILES_PATH"] = "changed"
+					h.files["changed"] = tt.diff
+				}
+				require.NoError(t, h.run(t, func(o *PolicyOptions) {
+					o.Explain = mode == "explain"
+					o.JSON = mode == "json"
+				}))
+				assert.Empty(t, h.err.String())
+				if mode == "json" {
+					var doc map[string]any
+					require.NoError(t, json.Unmarshal(h.out.Bytes(), &doc), "stdout is one JSON document")
+					policyGolden(t, tt.name+".json", h.out.String())
+					return
+				}
+				policyGolden(t, tt.name+".explain.txt", h.out.String())
+			})
+		}
+	}
+}
+
+func TestPolicy_JSONHasTheResolutionKeys(t *testing.T) {
+	h := &policyHarness{env: map[string]string{"EVENT_NAME": "workflow_dispatch"}}
+	require.NoError(t, h.run(t, func(o *PolicyOptions) { o.JSON = true }))
+	var doc map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(h.out.Bytes(), &doc))
+	var keys []string
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, []string{"cadence", "raw_labels", "include_labels", "admit_nightly_tests", "bypass_fastfail",
+		"write_baseline", "skipped_stages", "pruning", "stages", "labels"}, keys)
+	assert.JSONEq(t, `[]`, string(doc["raw_labels"]))
+	assert.JSONEq(t, `[]`, string(doc["skipped_stages"]))
+}
+
+func TestNewCmdPolicy_ParsesFlags(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(*testing.T, *PolicyOptions)
+	}{
+		{"no flags leaves every input to the environment", nil, func(t *testing.T, o *PolicyOptions) {
+			assert.Nil(t, o.Event)
+			assert.Nil(t, o.Schedule)
+			assert.Nil(t, o.LabelsJSON)
+			assert.Nil(t, o.CadenceOverride)
+			assert.Nil(t, o.ChangedFiles)
+			assert.Nil(t, o.GitHubOutput)
+			assert.False(t, o.JSON)
+			assert.False(t, o.Explain)
+		}},
+		{"every input flag", []string{"--event", "schedule", "--schedule", "0 15 * * 6", "--labels-json", "[]",
+			"--cadence-override", "release", "--changed-files", "d", "--github-output", "o", "--explain"}, func(t *testing.T, o *PolicyOptions) {
+			assert.Equal(t, "schedule", *o.Event)
+			assert.Equal(t, "0 15 * * 6", *o.Schedule)
+			assert.Equal(t, "[]", *o.LabelsJSON)
+			assert.Equal(t, "release", *o.CadenceOverride)
+			assert.Equal(t, "d", *o.ChangedFiles)
+			assert.Equal(t, "o", *o.GitHubOutput)
+			assert.True(t, o.Explain)
+		}},
+		{"an empty flag value is given", []string{"--event="}, func(t *testing.T, o *PolicyOptions) {
+			require.NotNil(t, o.Event)
+			assert.Equal(t, "", *o.Event)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := suitesFactory(".", nil)
+			var got *PolicyOptions
+			cmd := NewCmdPolicy(f, func(o *PolicyOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			require.NoError(t, cmd.Execute())
+			require.NotNil(t, got)
+			tt.check(t, got)
+		})
+	}
+}
+
+func TestNewCmdPolicy_UsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"--json", "--explain"}, {"extra"}, {"--no-such-flag"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			f, _, errOut := suitesFactory(".", map[string]string{"EVENT_NAME": "workflow_dispatch"})
+			code := Main(append([]string{"policy"}, args...), f)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, errOut.String(), "miles-ci: ")
+		})
+	}
+}
+
+func TestMain_PolicyMissingEventExitsOne(t *testing.T) {
+	f, out, errOut := suitesFactory(".", map[string]string{})
+	assert.Equal(t, 1, Main([]string{"policy"}, f))
+	assert.Equal(t, "::error::EVENT_NAME is not set\n", errOut.String())
+	assert.Empty(t, out.String())
+}
+
+func TestPyJSONStrings_WritesLikePythonJSONDumps(t *testing.T) {
+	assert.Equal(t, `[]`, pyJSONStrings(nil))
+	assert.Equal(t, `["a","b"]`, pyJSONStrings([]string{"a", "b"}))
+	assert.Equal(t, `["<&>","\"\\","\n\t\u0001\u007f","\u00e9\ud83d\ude00"]`,
+		pyJSONStrings([]string{"<&>", `"\`, "\n\t\x01\x7f", "é😀"}))
+}
