@@ -2,11 +2,24 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/radixark/miles-ci/internal/cli"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.SystemFactory()))
+	// SIGINT and SIGTERM cancel the context instead of killing miles-ci, so
+	// a running suite can stop its children's process groups and print its
+	// summary before exiting with 128 + the signal.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		cancel(&cli.SignalError{Signal: s})
+	}()
+	os.Exit(cli.MainContext(ctx, os.Args[1:], cli.SystemFactory()))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 
 	"github.com/spf13/cobra"
@@ -42,14 +43,25 @@ and selects, shards and runs one stage's tests.`,
 
 // Main runs miles-ci with args and returns the exit status.
 func Main(args []string, f *Factory) int {
+	return MainContext(context.Background(), args, f)
+}
+
+// MainContext is Main with a context that a signal cancels (with a
+// *SignalError cause): the running command stops its children, and the
+// exit status is 128 + the signal's number unless the command chose one.
+func MainContext(ctx context.Context, args []string, f *Factory) int {
 	root := NewCmdRoot(f)
 	markRunErrors(root)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(cmd, err) {
 		err = &UsageError{Msg: err.Error()}
 	}
-	return exitCode(err, f.ErrOut)
+	code := exitCode(err, f.ErrOut)
+	if code == exitOK && ctx.Err() != nil {
+		return interruptedStatus(ctx)
+	}
+	return code
 }
 
 // ranError marks an error returned by a command's own RunE; any other error

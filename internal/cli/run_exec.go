@@ -3,21 +3,208 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
+)
+
+// Environment variables of the metric-history gate.
+const (
+	envNeonDatabaseURL = "NEON_DATABASE_URL"
+	envStepSummary     = "GITHUB_STEP_SUMMARY"
 )
 
 // addExecFlags binds the execution flags of `miles-ci run` beyond the
 // selection flags (reports, gate hook).
-func addExecFlags(cmd *cobra.Command, opts *RunOptions) {}
+func addExecFlags(cmd *cobra.Command, opts *RunOptions) {
+	fl := cmd.Flags()
+	fl.StringVar(&opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)")
+	fl.StringVar(&opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)")
+	fl.StringVar(&opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)")
+	fl.StringVar(&opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD")
+}
+
+// SignalError is the cause of a context cancelled by a signal.
+type SignalError struct{ Signal os.Signal }
+
+func (e *SignalError) Error() string { return "interrupted by " + e.Signal.String() }
+
+// interruptedStatus is the exit status after ctx was cancelled: 128 + the
+// signal's number, as shells report it (130 when the signal is unknown).
+func interruptedStatus(ctx context.Context) int {
+	var se *SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		if s, ok := se.Signal.(syscall.Signal); ok {
+			return 128 + int(s)
+		}
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// runnerStart starts the children of a run; nil is exec.Cmd.Start. Tests
+// replace it.
+var runnerStart func(*exec.Cmd) error
 
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed) and returns nil when every file passed, an *ExitError otherwise.
+//
+// CPU suites are one pytest process whose status is ours. GPU suites run
+// file by file (see package runner); their progress lines, the summary and
+// the children's output all go to f.Out, warnings to f.ErrOut.
 func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Config,
 	backend config.Backend, pol policy.Policy, continueOnError bool, enabled []registry.Registration) error {
-	return errors.New("running suites is not implemented yet")
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	root, err := filepath.Abs(f.Root)
+	if err != nil {
+		return fmt.Errorf("repository root %q: %w", f.Root, err)
+	}
+	abs := func(p string) (string, error) {
+		if p == "" {
+			return "", nil
+		}
+		return filepath.Abs(p)
+	}
+	junit, err := abs(opts.JUnitXML)
+	if err != nil {
+		return err
+	}
+	env := os.Environ()
+
+	if backend == config.CPU {
+		for flag, v := range map[string]string{"--json-report": opts.JSONReport, "--timings-out": opts.TimingsOut} {
+			if v != "" {
+				fmt.Fprintf(f.ErrOut, "warning: %s applies to GPU suites only; pytest runs CPU suites\n", flag)
+			}
+		}
+		files := make([]string, len(enabled))
+		for i, r := range enabled {
+			files[i] = r.File
+		}
+		code, err := runner.RunPytest(ctx, runner.PytestOptions{
+			Root: root, Files: files, ContinueOnError: continueOnError, JUnitXML: junit,
+			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: runnerStart,
+		})
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return &ExitError{Code: interruptedStatus(ctx)}
+		}
+		if code != 0 {
+			return &ExitError{Code: code}
+		}
+		return nil
+	}
+
+	gateBase := f.Getenv(runner.RecordDirEnv)
+	if gateBase == "" && backend == config.CUDA && f.Getenv(envNeonDatabaseURL) != "" {
+		dir, err := os.MkdirTemp("", "miles-ci-gate-")
+		if err != nil {
+			return fmt.Errorf("metric record directory: %w", err)
+		}
+		gateBase = dir
+		env = append(env, runner.RecordDirEnv+"="+dir)
+	}
+
+	files := make([]runner.File, len(enabled))
+	for i, r := range enabled {
+		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
+	}
+	now := f.Now
+	if now == nil {
+		now = time.Now
+	}
+	rep := runner.Run(ctx, files, runner.Options{
+		Root:                 root,
+		TimeoutPerFile:       opts.TimeoutPerFile,
+		ContinueOnError:      continueOnError,
+		EnableRetry:          opts.EnableRetry,
+		MaxAttempts:          opts.MaxAttempts,
+		RetryWait:            time.Duration(opts.RetryWaitSeconds) * time.Second,
+		RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
+		GateBaseDir:          gateBase,
+		GateHook:             opts.GateHook,
+		WriteBaseline:        pol.WriteBaseline,
+		Env:                  env,
+		Out:                  f.Out,
+		ErrOut:               f.ErrOut,
+		Log:                  ghactions.NewLog(f.Out, f.Getenv),
+		Start:                runnerStart,
+		Now:                  now,
+	})
+
+	// Reports are written even for a failed or interrupted run: that is
+	// when they matter most. A report that cannot be written fails the run.
+	meta := runner.ReportMeta{Suite: opts.Suite, Backend: string(backend)}
+	var reportErrs []error
+	if junit != "" {
+		reportErrs = append(reportErrs, wrapReport("JUnit report", junit, runner.WriteJUnit(junit, meta, rep)))
+	}
+	if opts.JSONReport != "" {
+		reportErrs = append(reportErrs, wrapReport("JSON report", opts.JSONReport, runner.WriteJSONReport(opts.JSONReport, meta, rep)))
+	}
+	if opts.TimingsOut != "" {
+		reportErrs = append(reportErrs, wrapReport("timings", opts.TimingsOut, runner.MergeTimings(opts.TimingsOut, rep)))
+	}
+	if path := f.Getenv(envStepSummary); path != "" {
+		md := ghactions.RunSummary(fmt.Sprintf("%s %s", backend.Upper(), opts.Suite), summaryRows(rep))
+		if err := ghactions.AppendStepSummary(path, md); err != nil {
+			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
+		}
+	}
+	if err := errors.Join(reportErrs...); err != nil {
+		return err
+	}
+
+	switch {
+	case rep.Interrupted:
+		return &ExitError{Code: interruptedStatus(ctx)}
+	case !rep.Passed():
+		return &ExitError{Code: exitFailure}
+	}
+	return nil
+}
+
+func wrapReport(what, path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("write %s %q: %w", what, path, err)
+}
+
+func summaryRows(rep *runner.Report) []ghactions.SummaryRow {
+	rows := make([]ghactions.SummaryRow, len(rep.Files))
+	for i := range rep.Files {
+		r := &rep.Files[i]
+		row := ghactions.SummaryRow{File: r.File, Status: string(r.Status), Attempts: len(r.Attempts),
+			Elapsed: r.Elapsed().Seconds(), EstTime: r.EstTime}
+		if r.Status != runner.Pass {
+			row.Detail = r.Reason()
+		}
+		if len(r.Attempts) > 1 {
+			switch r.Status {
+			case runner.Pass:
+				row.Retried = "passed"
+			case runner.Timeout:
+				row.Retried = "timeout"
+			default:
+				row.Retried = "failed"
+			}
+		}
+		rows[i] = row
+	}
+	return rows
 }

@@ -1,0 +1,409 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock advances one second per reading, so every attempt lasts 1s.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
+
+// recLog records LogGroups calls as the lines ghactions would print.
+type recLog struct{ lines []string }
+
+func (l *recLog) Group(title string) { l.lines = append(l.lines, "group "+title) }
+func (l *recLog) EndGroup()          { l.lines = append(l.lines, "endgroup") }
+func (l *recLog) AttemptSummary(i, n int, file, status string, elapsed time.Duration, exitCode, timeoutAfter *int, retryOf int) {
+	s := fmt.Sprintf("[%d/%d] %s %s %ds", i, n, file, status, int(elapsed.Seconds()))
+	if exitCode != nil {
+		s += fmt.Sprintf(" exit=%d", *exitCode)
+	}
+	if timeoutAfter != nil {
+		s += fmt.Sprintf(" timeout_after=%d", *timeoutAfter)
+	}
+	if retryOf > 0 {
+		s += fmt.Sprintf(" retry_of=%d", retryOf)
+	}
+	l.lines = append(l.lines, s)
+}
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+}
+
+// repo writes python scripts into a fresh repository root.
+func repo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	return root
+}
+
+const (
+	pyPass    = "print('ok')\n"
+	pyFail3   = "import sys\nprint('synthetic failure')\nsys.exit(3)\n"
+	pyHang    = "import time\nprint('hanging', flush=True)\ntime.sleep(60)\n"
+	pyFlaky   = "import os, sys\nstate = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.state')\nif not os.path.exists(state):\n    open(state, 'w').close()\n    print('AssertionError: accuracy 0.41 not greater than 0.50')\n    sys.exit(1)\nprint('second attempt passes')\n"
+	pyImport  = "import os, sys\nstate = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.state')\nif not os.path.exists(state):\n    open(state, 'w').close()\n    print('ImportError: accuracy module missing')\n    sys.exit(1)\n"
+	pyEnvDump = "import os\nd = os.environ['MILES_CI_GATE_RECORD_DIR']\nopen(os.path.join(d, 'p0.jsonl'), 'w').write('{\"metric\": \"loss\", \"series\": [[2, 0.5], [1, 0.75]]}\\n')\n"
+)
+
+func baseOptions(root string, out *bytes.Buffer) (Options, *recLog) {
+	log := &recLog{}
+	clock := &fakeClock{}
+	return Options{
+		Root: root, TimeoutPerFile: 30, Out: out, ErrOut: out, Log: log, Now: clock.Now,
+		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
+	}, log
+}
+
+func TestRun_Outcomes(t *testing.T) {
+	needPython(t)
+	tests := []struct {
+		name     string
+		files    map[string]string
+		plan     []File
+		tweak    func(*Options)
+		statuses []Status
+		log      []string
+		summary  []string
+	}{
+		{
+			name:     "two passing files",
+			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			plan:     []File{{"a.py", 1}, {"b.py", 1.9}},
+			statuses: []Status{Pass, Pass},
+			log: []string{"group a.py  (1/2 est=1s attempt=1)", "endgroup", "[1/2] a.py PASS 1s",
+				"group b.py  (2/2 est=1s attempt=1)", "endgroup", "[2/2] b.py PASS 1s"},
+			summary: []string{"Success. Time elapsed: ", "Test Summary: 2/2 passed\n", "PASSED:\n  a.py\n  b.py\n"},
+		},
+		{
+			name:     "a failure stops the run",
+			files:    map[string]string{"a.py": pyFail3, "b.py": pyPass},
+			plan:     []File{{"a.py", 1}, {"b.py", 1}},
+			statuses: []Status{Fail, NotRun},
+			log:      []string{"group a.py  (1/2 est=1s attempt=1)", "endgroup", "[1/2] a.py FAIL 1s exit=3"},
+			summary:  []string{"Fail. Time elapsed: ", "Test Summary: 0/2 passed\n", "\nFAILED:\n  a.py (exit code 3)\n", "FAILED: a.py returned exit code 3\n"},
+		},
+		{
+			name:     "continue on error runs the rest",
+			files:    map[string]string{"a.py": pyFail3, "b.py": pyPass},
+			plan:     []File{{"a.py", 1}, {"b.py", 1}},
+			tweak:    func(o *Options) { o.ContinueOnError = true },
+			statuses: []Status{Fail, Pass},
+			log: []string{"group a.py  (1/2 est=1s attempt=1)", "endgroup", "[1/2] a.py FAIL 1s exit=3",
+				"group b.py  (2/2 est=1s attempt=1)", "endgroup", "[2/2] b.py PASS 1s"},
+			summary: []string{"Test Summary: 1/2 passed\n", "PASSED:\n  b.py\n\nFAILED:\n  a.py (exit code 3)\n"},
+		},
+		{
+			name:     "timeout kills the child and is not retried",
+			files:    map[string]string{"hang.py": pyHang},
+			plan:     []File{{"hang.py", 0.5}},
+			tweak:    func(o *Options) { o.TimeoutPerFile = 1; o.EnableRetry = true; o.MaxAttempts = 3 },
+			statuses: []Status{Timeout},
+			log:      []string{"group hang.py  (1/1 est=0s attempt=1)", "endgroup", "[1/1] hang.py TIMEOUT 1s timeout_after=1"},
+			summary:  []string{"TIMEOUT: hang.py after 1 seconds\n", "  hang.py (timeout after 1s)\n"},
+		},
+		{
+			name:     "retriable failure is retried and passes",
+			files:    map[string]string{"flaky.py": pyFlaky},
+			plan:     []File{{"flaky.py", 1}},
+			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 2 },
+			statuses: []Status{Pass},
+			log: []string{"group flaky.py  (1/1 est=1s attempt=1)", "endgroup", "[1/1] flaky.py FAIL 1s exit=1",
+				"group flaky.py  (1/1 est=1s attempt=2)", "endgroup", "[1/1] flaky.py PASS 1s retry_of=1"},
+			summary: []string{
+				"[CI Retry] flaky.py failed with retriable pattern: AssertionError:.*not greater than\n[CI Retry] Waiting 0s before retry...\n",
+				"\n[CI Retry] Attempt 2/2 for flaky.py\n", "PASSED on retry (attempt 2): flaky.py\n",
+				"Test Summary: 1/1 passed\nRetries: 1 test(s) were retried\n", "\nRETRIED:\n  flaky.py (2 attempts, passed)\n"},
+		},
+		{
+			name:     "non-retriable failure is not retried",
+			files:    map[string]string{"imp.py": pyImport},
+			plan:     []File{{"imp.py", 1}},
+			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 2 },
+			statuses: []Status{Fail},
+			log:      []string{"group imp.py  (1/1 est=1s attempt=1)", "endgroup", "[1/1] imp.py FAIL 1s exit=1"},
+			summary:  []string{"[CI Retry] imp.py failed with non-retriable error: ImportError - not retrying\n", "  imp.py (exit code 1)\n"},
+		},
+		{
+			name:     "a child that cannot start fails its file",
+			files:    map[string]string{"a.py": pyPass},
+			plan:     []File{{"a.py", 1}},
+			tweak:    func(o *Options) { o.Python = "/nonexistent/python3" },
+			statuses: []Status{Fail},
+			log:      []string{"group a.py  (1/1 est=1s attempt=1)", "endgroup", "[1/1] a.py FAIL 1s"},
+			summary:  []string{"  a.py (could not start: "},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := repo(t, tt.files)
+			var out bytes.Buffer
+			opts, log := baseOptions(root, &out)
+			if tt.tweak != nil {
+				tt.tweak(&opts)
+			}
+			began := time.Now()
+			rep := Run(context.Background(), tt.plan, opts)
+			assert.Less(t, time.Since(began), 10*time.Second, "must not hang")
+			var got []Status
+			for _, f := range rep.Files {
+				got = append(got, f.Status)
+			}
+			assert.Equal(t, tt.statuses, got)
+			assert.Equal(t, tt.log, log.lines)
+			for _, s := range tt.summary {
+				assert.Contains(t, out.String(), s)
+			}
+		})
+	}
+}
+
+func TestRun_ChildRunsInRootWithAbsolutePath(t *testing.T) {
+	needPython(t)
+	root := repo(t, map[string]string{"sub/where.py": "import os, sys\nprint('cwd=' + os.getcwd())\nprint('argv=' + sys.argv[0])\n"})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	rep := Run(context.Background(), []File{{"sub/where.py", 1}}, opts)
+	require.True(t, rep.Passed())
+	real, err := filepath.EvalSymlinks(root)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "cwd="+real+"\n")
+	assert.Contains(t, out.String(), "argv="+filepath.Join(root, "sub/where.py")+"\n")
+}
+
+func TestRun_GrandchildHoldingOutputIsKilledAtTimeout(t *testing.T) {
+	needPython(t)
+	// The grandchild ignores SIGTERM and keeps the inherited stdout open.
+	src := `import os, signal, subprocess, sys, time
+pid_file = sys.argv[0] + '.pid'
+child = subprocess.Popen([sys.executable, '-c', 'import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint("grandchild up", flush=True)\ntime.sleep(600)'])
+open(pid_file, 'w').write(str(child.pid))
+time.sleep(600)
+`
+	for _, retry := range []bool{false, true} {
+		t.Run(fmt.Sprintf("retry=%v", retry), func(t *testing.T) {
+			root := repo(t, map[string]string{"g.py": src})
+			var out bytes.Buffer
+			opts, _ := baseOptions(root, &out)
+			opts.TimeoutPerFile, opts.EnableRetry = 2, retry
+			began := time.Now()
+			rep := Run(context.Background(), []File{{"g.py", 0}}, opts)
+			assert.Less(t, time.Since(began), 4*time.Second, "returns within timeout + 2s")
+			assert.Equal(t, Timeout, rep.Files[0].Status)
+			pid := readPid(t, filepath.Join(root, "g.py.pid"))
+			assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 20*time.Millisecond, "grandchild %d survived", pid)
+		})
+	}
+}
+
+func TestRun_LeftoversOfAPassingFileAreKilled(t *testing.T) {
+	needPython(t)
+	src := `import subprocess, sys
+child = subprocess.Popen([sys.executable, '-c', 'import time\ntime.sleep(600)'], stdout=subprocess.DEVNULL)
+open(sys.argv[0] + '.pid', 'w').write(str(child.pid))
+`
+	root := repo(t, map[string]string{"server.py": src})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	rep := Run(context.Background(), []File{{"server.py", 1}}, opts)
+	require.True(t, rep.Passed())
+	pid := readPid(t, filepath.Join(root, "server.py.pid"))
+	assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 20*time.Millisecond)
+}
+
+func TestRun_CapturedOutputPassesThroughByteExact(t *testing.T) {
+	needPython(t)
+	// A 10 MB line, invalid UTF-8, CR, and a last line without newline.
+	src := `import sys
+out = sys.stdout.buffer
+out.write(b'x' * (10 * 1024 * 1024) + b'\n')
+out.write(b'bad \xff\xfe\xc3 bytes\r\n')
+out.write(b'no newline at the end')
+sys.exit(1)
+`
+	root := repo(t, map[string]string{"big.py": src})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	opts.EnableRetry, opts.MaxAttempts = true, 2
+	rep := Run(context.Background(), []File{{"big.py", 1}}, opts)
+	want := append(bytes.Repeat([]byte("x"), 10*1024*1024), "\nbad \xff\xfe\xc3 bytes\r\nno newline at the end\n"...)
+	got := out.Bytes()
+	i := bytes.Index(got, []byte("xxxx"))
+	require.GreaterOrEqual(t, i, 0)
+	require.GreaterOrEqual(t, len(got)-i, len(want))
+	assert.True(t, bytes.Equal(want, got[i:i+len(want)]), "output differs")
+	assert.Equal(t, Fail, rep.Files[0].Status)
+	assert.Equal(t, "unknown failure type", rep.Files[0].Attempts[0].RetryReason)
+	assert.Len(t, rep.Files[0].Output, TailSize)
+	assert.True(t, bytes.HasSuffix(rep.Files[0].Output, []byte("no newline at the end")))
+}
+
+func TestRun_GateRecordDirPerAttemptAndMergedAfterPass(t *testing.T) {
+	needPython(t)
+	root := repo(t, map[string]string{"tests/g.py": pyEnvDump})
+	base := t.TempDir()
+	hookOut := filepath.Join(t.TempDir(), "hook")
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	opts.GateBaseDir = base
+	opts.GateHook = `printf '%s|%s|%s' "$1" "$2" "$MILES_CI_GATE_WRITE_BASELINE" > ` + hookOut + `; exit 7`
+	rep := Run(context.Background(), []File{{"tests/g.py", 1}}, opts)
+	require.True(t, rep.Passed(), out.String())
+	dir := RecordDir(base, "tests/g.py", 1)
+	merged, err := os.ReadFile(dir + ".merged.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, `{"metric": "loss", "series": [[1, 0.75], [2, 0.5]]}`+"\n", string(merged))
+	assert.Equal(t, dir+".merged.jsonl", rep.Files[0].RecordPath)
+	hook, err := os.ReadFile(hookOut)
+	require.NoError(t, err)
+	assert.Equal(t, "tests/g.py|"+dir+".merged.jsonl|false", string(hook))
+	assert.Contains(t, out.String(), "[CI Gate] hook failed for tests/g.py: exit code 7\n")
+}
+
+func TestRun_InterruptKillsTheGroupAndSummarizes(t *testing.T) {
+	needPython(t)
+	root := repo(t, map[string]string{"hang.py": pyHang, "b.py": pyPass})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	opts.KillGrace = 200 * time.Millisecond
+	opts.Out = &lockedBuffer{buf: &out}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		cancel()
+	}()
+	began := time.Now()
+	rep := Run(ctx, []File{{"hang.py", 1}, {"b.py", 1}}, opts)
+	assert.Less(t, time.Since(began), 5*time.Second)
+	assert.True(t, rep.Interrupted)
+	assert.Equal(t, []Status{Interrupted, NotRun}, []Status{rep.Files[0].Status, rep.Files[1].Status})
+	assert.Contains(t, out.String(), "  hang.py (interrupted)\n")
+}
+
+func TestRunPytest_CommandLineAndStatus(t *testing.T) {
+	bin := t.TempDir()
+	script := "#!/bin/sh\necho \"pytest args: $*\"\necho \"pytest cwd: $(pwd)\"\nexit 5\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte(script), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root := t.TempDir()
+	tests := []struct {
+		name      string
+		continue_ bool
+		junit     string
+		args      string
+	}{
+		{"fast fail", false, "", "a.py b.py -v -x"},
+		{"continue on error", true, "", "a.py b.py -v"},
+		{"junit report", false, "/tmp/r.xml", "a.py b.py -v -x --junitxml=/tmp/r.xml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			code, err := RunPytest(context.Background(), PytestOptions{Root: root, Files: []string{"a.py", "b.py"},
+				ContinueOnError: tt.continue_, JUnitXML: tt.junit, Out: &out, ErrOut: &out})
+			require.NoError(t, err)
+			assert.Equal(t, 5, code)
+			real, _ := filepath.EvalSymlinks(root)
+			assert.Equal(t, "Running: pytest "+tt.args+"\npytest args: "+tt.args+"\npytest cwd: "+real+"\n", out.String())
+		})
+	}
+}
+
+func TestRunPytest_MissingPytestIsAnError(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out bytes.Buffer
+	code, err := RunPytest(context.Background(), PytestOptions{Root: t.TempDir(), Files: []string{"a.py"}, Out: &out})
+	require.Error(t, err)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, err.Error(), "start pytest")
+	assert.Equal(t, "Running: pytest a.py -v -x\n", out.String())
+}
+
+func TestEffectiveTimeout(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		est  float64
+		want int
+	}{
+		{"per-file timeout wins", Options{TimeoutPerFile: 1800}, 100, 1800},
+		{"estimate times 1.25, floored", Options{TimeoutPerFile: 10}, 100.9, 126},
+		{"retry adds the increase", Options{TimeoutPerFile: 1800, EnableRetry: true, RetryTimeoutIncrease: 600}, 100, 2400},
+		{"increase ignored without retry", Options{TimeoutPerFile: 2, RetryTimeoutIncrease: 600}, 1, 2},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.opts.EffectiveTimeout(tt.est), tt.name)
+	}
+}
+
+func TestTailBuffer_KeepsTheLastBytes(t *testing.T) {
+	tb := newTailBuffer(4)
+	for _, s := range []string{"ab", "cde", "f"} {
+		_, _ = tb.Write([]byte(s))
+	}
+	assert.Equal(t, "cdef", string(tb.Bytes()))
+	_, _ = tb.Write([]byte("0123456789"))
+	assert.Equal(t, "6789", string(tb.Bytes()))
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var pid int
+	_, err = fmt.Sscan(strings.TrimSpace(string(data)), &pid)
+	require.NoError(t, err)
+	return pid
+}
+
+// alive reports whether pid is a live process (a zombie counts as dead).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
