@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The test binary doubles as miles-ci: with MILES_CI_TEST_MAIN=1 it runs
+// main with its arguments, so tests can signal a real miles-ci process.
+func TestMain(m *testing.M) {
+	if os.Getenv("MILES_CI_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+const hangingTest = `import subprocess, sys, time
+
+
+def register_cuda_ci(*args, **kwargs):
+    return None
+
+
+register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
+
+# A grandchild in the same process group that ignores SIGTERM.
+child = subprocess.Popen([sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"])
+with open(__file__ + ".pids", "w") as f:
+    f.write("%d %d\n" % (__import__("os").getpid(), child.pid))
+print("started", flush=True)
+time.sleep(600)
+`
+
+func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			root := t.TempDir()
+			file := filepath.Join(root, "tests", "fast-gpu", "test_hang.py")
+			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+			require.NoError(t, os.WriteFile(file, []byte(hangingTest), 0o644))
+
+			var out bytes.Buffer
+			cmd := exec.Command(os.Args[0], "--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200",
+				"--labels", "run-ci-fsdp", "--enable-retry", "--retry-wait-seconds", "0")
+			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=")
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+			var pids []int
+			require.Eventually(t, func() bool {
+				data, err := os.ReadFile(file + ".pids")
+				if err != nil || !strings.HasSuffix(string(data), "\n") {
+					return false
+				}
+				pids = nil
+				for _, f := range strings.Fields(string(data)) {
+					var p int
+					_, _ = fmt.Sscan(f, &p)
+					pids = append(pids, p)
+				}
+				return true
+			}, 20*time.Second, 20*time.Millisecond, "the test never started: %s", &out)
+
+			require.NoError(t, cmd.Process.Signal(sig))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("miles-ci did not exit after %s:\n%s", sig, &out)
+			}
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "exit: %v", err)
+			assert.Equal(t, 128+int(sig), exit.ExitCode())
+			assert.Contains(t, out.String(), "Test Summary: 0/1 passed")
+			assert.Contains(t, out.String(), "tests/fast-gpu/test_hang.py (interrupted)")
+			for _, p := range pids {
+				assert.False(t, alive(p), "process %d outlived miles-ci", p)
+			}
+		})
+	}
+}
+
+// alive reports whether pid is a live process (a zombie counts as dead).
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
