@@ -315,7 +315,7 @@ type resolvedPolicy struct {
 func resolvePolicy(f *Factory, s *selectionFlags) (*resolvedPolicy, error) {
 	cfg, reg, err := f.Collect()
 	if err != nil {
-		return nil, err
+		return nil, reportCollectError(f, err)
 	}
 	pol, warnings, err := policy.Resolve(cfg, s.Cadence, uniqueInOrder(s.Labels))
 	if err != nil {

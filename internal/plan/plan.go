@@ -114,6 +114,15 @@ func Seconds(f float64) string {
 	return fmt.Sprintf("%.0f", f)
 }
 
+// tenths writes seconds with one decimal for the partition view, where
+// small tests would otherwise round to nothing.
+func tenths(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return Seconds(f)
+	}
+	return fmt.Sprintf("%.1f", f)
+}
+
 // jsonPlan is the `run --list-only --json` document (SPEC §7).
 type jsonPlan struct {
 	HW              config.Backend          `json:"hw"`
@@ -246,11 +255,11 @@ func (v *View) WriteText(w io.Writer) error {
 	var b strings.Builder
 	st := ComputeStats(v.Shards)
 	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
-		v.Suite, v.Backend, st.Tests, Seconds(st.Total), v.Size)
+		v.Suite, v.Backend, st.Tests, tenths(st.Total), v.Size)
 	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
 	for _, s := range v.Shards {
 		fmt.Fprintf(&b, "\nShard %d/%d (0-based id=%d): %d test(s), est total %ss\n",
-			s.ID+1, v.Size, s.ID, len(s.Tests), Seconds(s.EstTotal))
+			s.ID+1, v.Size, s.ID, len(s.Tests), tenths(s.EstTotal))
 		for _, t := range s.Tests {
 			suffix := ""
 			if t.Implicit {
@@ -274,7 +283,7 @@ func (v *View) WriteText(w io.Writer) error {
 		imbalance = fmt.Sprintf("%.2f", st.Imbalance)
 	}
 	fmt.Fprintf(&b, "\nMakespan: %ss  Mean: %ss  Imbalance: %s (largest shard / mean)\n",
-		Seconds(st.Makespan), fmt.Sprintf("%.1f", st.Mean), imbalance)
+		tenths(st.Makespan), tenths(st.Mean), imbalance)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

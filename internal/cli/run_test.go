@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runRepo is a small repository whose plans were checked byte for byte
+// against tests/ci/run_suite.py.
+const runRepo = "testdata/run/repo"
+
+// parseRun parses argv as `miles-ci run` and returns the options the
+// command would run with; nothing runs.
+func parseRun(t *testing.T, args ...string) (*RunOptions, error) {
+	t.Helper()
+	f, _, _ := suitesFactory(".", nil)
+	var got *RunOptions
+	cmd := NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	return got, err
+}
+
+func TestNewCmdRun_ParsesFlags(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o *RunOptions)
+	}{
+		{
+			name: "defaults are run_suite.py's",
+			args: []string{"--hw", "cuda", "--suite", "s"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, "cuda", o.HW)
+				assert.Equal(t, "s", o.Suite)
+				assert.Equal(t, "regular", o.Cadence)
+				assert.Empty(t, o.Labels)
+				assert.False(t, o.PartitionSet)
+				assert.Equal(t, 1800, o.TimeoutPerFile)
+				assert.Equal(t, 2, o.MaxAttempts)
+				assert.Equal(t, 60, o.RetryWaitSeconds)
+				assert.Equal(t, 600, o.RetryTimeoutIncrease)
+				assert.False(t, o.ContinueOnError || o.EnableRetry || o.ListOnly || o.JSON || o.MatchAllLabels)
+			},
+		},
+		{
+			name: "labels take several values before a flag",
+			args: []string{"--hw", "cuda", "--suite", "s", "--labels", "run-ci-a", "nightly", "--list-only"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, []string{"run-ci-a", "nightly"}, o.Labels)
+				assert.True(t, o.ListOnly)
+			},
+		},
+		{
+			name: "an empty label expansion is no labels and the next flag",
+			args: []string{"--hw", "cpu", "--suite", "s", "--labels", "--list-only", "--json"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Empty(t, o.Labels)
+				assert.True(t, o.ListOnly)
+				assert.True(t, o.JSON)
+			},
+		},
+		{
+			name: "nightly is cadence nightly",
+			args: []string{"--hw", "cuda", "--suite", "s", "--nightly"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, "nightly", o.Cadence)
+				assert.True(t, o.Nightly)
+			},
+		},
+		{
+			name: "every execution flag",
+			args: []string{"--hw", "rocm", "--suite", "s", "--cadence", "weekly", "--timeout-per-file", "30",
+				"--continue-on-error", "--enable-retry", "--max-attempts", "3", "--retry-wait-seconds", "0",
+				"--retry-timeout-increase", "5", "--auto-partition-id", "1", "--auto-partition-size", "2", "--match-all-labels"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, "weekly", o.Cadence)
+				assert.Equal(t, 30, o.TimeoutPerFile)
+				assert.True(t, o.ContinueOnError)
+				assert.True(t, o.EnableRetry)
+				assert.Equal(t, 3, o.MaxAttempts)
+				assert.Equal(t, 0, o.RetryWaitSeconds)
+				assert.Equal(t, 5, o.RetryTimeoutIncrease)
+				assert.True(t, o.PartitionSet)
+				assert.Equal(t, 1, o.PartitionID)
+				assert.Equal(t, 2, o.PartitionSize)
+				assert.True(t, o.MatchAllLabels)
+			},
+		},
+		{
+			name: "the last labels flag wins",
+			args: []string{"--labels", "run-ci-a", "--hw", "cuda", "--suite", "s", "--labels", "run-ci-b"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, []string{"run-ci-b"}, o.Labels)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseRun(t, tt.args...)
+			require.NoError(t, err)
+			require.NotNil(t, o)
+			tt.check(t, o)
+		})
+	}
+}
+
+func TestNewCmdRun_UsageErrors(t *testing.T) {
+	base := []string{"--hw", "cuda", "--suite", "s"}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing hw and suite", nil, "the following arguments are required: --hw, --suite"},
+		{"missing suite", []string{"--hw", "cpu"}, "the following arguments are required: --suite"},
+		{"bad hw", []string{"--hw", "tpu", "--suite", "s"}, "argument --hw: invalid choice: 'tpu' (choose from 'cpu', 'cuda', 'rocm')"},
+		{"bad cadence", append(base, "--cadence", "monthly"), "argument --cadence: invalid choice: 'monthly' (choose from 'nightly', 'regular', 'release', 'weekly')"},
+		{"nightly then cadence", append(base, "--nightly", "--cadence", "weekly"), "argument --cadence: not allowed with argument --nightly"},
+		{"cadence then nightly", append(base, "--cadence", "nightly", "--nightly"), "argument --nightly: not allowed with argument --cadence"},
+		{"partition id alone", append(base, "--auto-partition-id", "0"), "--auto-partition-id and --auto-partition-size must be specified together."},
+		{"partition size alone", append(base, "--auto-partition-size", "2"), "--auto-partition-id and --auto-partition-size must be specified together."},
+		{"partition size zero", append(base, "--auto-partition-id", "0", "--auto-partition-size", "0"), "--auto-partition-size must be positive."},
+		{"partition id too large", append(base, "--auto-partition-id", "3", "--auto-partition-size", "3"), "--auto-partition-id must be in range [0, 3), but got 3"},
+		{"partition id negative", append(base, "--auto-partition-id", "-1", "--auto-partition-size", "3"), "--auto-partition-id must be in range [0, 3), but got -1"},
+		{"not an int", append(base, "--max-attempts", "two"), "argument --max-attempts: invalid int value: 'two'"},
+		{"a flag value that is a flag", []string{"--hw", "cuda", "--suite", "--list-only"}, "argument --suite: expected one argument"},
+		{"a positional argument", append(base, "extra"), "unrecognized arguments: extra"},
+		{"labels with equals take one value", append(base, "--labels=a", "b"), "unrecognized arguments: b"},
+		{"unknown flag", append(base, "--bogus"), "unknown flag: --bogus"},
+		{"json without list-only", append(base, "--json"), "--json needs --list-only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseRun(t, tt.args...)
+			var ue *UsageError
+			require.ErrorAs(t, err, &ue)
+			assert.Equal(t, tt.want, ue.Msg)
+			assert.Nil(t, o, "nothing runs after a usage error")
+		})
+	}
+}
+
+func TestMain_RunUsageErrorExitsTwo(t *testing.T) {
+	f, _, errOut := suitesFactory(".", nil)
+	code := Main([]string{"run", "--hw", "cuda", "--suite", "s", "--nightly", "--cadence", "weekly"}, f)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "--nightly")
+	assert.Contains(t, errOut.String(), "--cadence")
+}
+
+func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {
+	requireReader(t)
+	f, out, _ := suitesFactory(".", nil)
+	code := Main([]string{"run", "--hw", "cpu", "--suite", "stage-a-cpu", "--root", runRepo, "--list-only", "--json"}, f)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out.String(), `"suite":"stage-a-cpu"`)
+}
+
+func runGolden(t *testing.T, dir, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", dir, name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "missing golden file; run UPDATE_GOLDEN=1 go test ./internal/cli")
+	assert.Equal(t, string(want), got, "golden file %s", path)
+}
+
+// TestRun_PlanGolden pins the plan text. Every golden file here was
+// compared byte for byte with `python3 tests/ci/run_suite.py ... --list-only`
+// on the same repository; stderr follows stdout after a "--- stderr" line.
+func TestRun_PlanGolden(t *testing.T) {
+	requireReader(t)
+	tests := []struct {
+		golden string
+		args   []string
+		err    string
+	}{
+		{"cpu-full.golden", []string{"--hw", "cpu", "--suite", "stage-a-cpu"}, ""},
+		{"cpu-shard-1of2.golden", []string{"--hw", "cpu", "--suite", "stage-a-cpu", "--auto-partition-id", "1", "--auto-partition-size", "2"}, ""},
+		{"cuda-weekly.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--cadence", "weekly"}, ""},
+		{"cuda-fsdp-unprefixed-0of2.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-fsdp", "sglang", "--auto-partition-id", "0", "--auto-partition-size", "2"}, ""},
+		{"cuda-nightly.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--nightly"}, ""},
+		{"cuda-image.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-image"}, ""},
+		{"cuda-no-labels.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}, ""},
+		{"cuda-match-all-continue.golden", []string{"--hw", "cuda", "--suite", "stage-c-2-gpu-h200", "--match-all-labels", "--continue-on-error"}, ""},
+		{"unknown-suite.golden", []string{"--hw", "cuda", "--suite", "stage-x"}, "Unknown suite stage-x for backend CUDA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			f, out, errOut := suitesFactory(runRepo, nil)
+			opts, err := parseRun(t, append(tt.args, "--list-only")...)
+			require.NoError(t, err)
+			err = runRun(context.Background(), f, opts)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+			} else {
+				require.NoError(t, err)
+			}
+			runGolden(t, "run", tt.golden, out.String()+"--- stderr\n"+errOut.String())
+		})
+	}
+}
+
+func TestRun_NoEnabledTestsSucceedsWithoutRunning(t *testing.T) {
+	requireReader(t)
+	f, out, _ := suitesFactory(runRepo, nil)
+	opts, err := parseRun(t, "--hw", "cuda", "--suite", "stage-c-4-gpu-h200")
+	require.NoError(t, err)
+	require.NoError(t, runRun(context.Background(), f, opts))
+	assert.True(t, strings.HasSuffix(out.String(), "\nNo tests to run. Exiting with success.\n"), out.String())
+}
+
+func TestRun_ErrorOrder(t *testing.T) {
+	requireReader(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// The policy error comes before the unknown suite.
+		{"policy before suite", []string{"--hw", "cuda", "--suite", "stage-x", "--labels", "nightly"}, "The nightly workflow label requires cadence='nightly'"},
+		{"suite of another backend", []string{"--hw", "rocm", "--suite", "stage-a-cpu"}, "Unknown suite stage-a-cpu for backend ROCM"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := suitesFactory(runRepo, nil)
+			opts, err := parseRun(t, append(tt.args, "--list-only", "--json")...)
+			require.NoError(t, err)
+			assert.EqualError(t, runRun(context.Background(), f, opts), tt.want)
+		})
+	}
+}
+
+func TestRun_RegistryErrorComesFirst(t *testing.T) {
+	requireReader(t)
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "tests/e2e"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "tests/e2e/test_x.py"), []byte("x = 1\n"), 0o644))
+	f, _, _ := suitesFactory(root, nil)
+	opts, err := parseRun(t, "--hw", "cuda", "--suite", "stage-x", "--labels", "nightly", "--list-only")
+	require.NoError(t, err)
+	assert.EqualError(t, runRun(context.Background(), f, opts), "No CI registry found in tests/e2e/test_x.py")
+}
+
+func TestRun_JSONIsTheWholeOutput(t *testing.T) {
+	requireReader(t)
+	f, out, errOut := suitesFactory(runRepo, nil)
+	opts, err := parseRun(t, "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-fsdp", "sglang",
+		"--auto-partition-id", "1", "--auto-partition-size", "2", "--list-only", "--json")
+	require.NoError(t, err)
+	require.NoError(t, runRun(context.Background(), f, opts))
+
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &doc), out.String())
+	keys := func(m map[string]any) []string {
+		var k []string
+		for key := range m {
+			k = append(k, key)
+		}
+		return k
+	}
+	assert.ElementsMatch(t, []string{"hw", "suite", "policy", "continue_on_error", "partition", "enabled", "skipped"}, keys(doc))
+	assert.ElementsMatch(t, []string{"cadence", "include_labels", "admit_nightly_tests", "bypass_fastfail", "write_baseline"},
+		keys(doc["policy"].(map[string]any)))
+	assert.Equal(t, map[string]any{"id": 1.0, "size": 2.0}, doc["partition"])
+	assert.Equal(t, []any{"fsdp"}, doc["policy"].(map[string]any)["include_labels"])
+	enabled := doc["enabled"].([]any)
+	require.Len(t, enabled, 1)
+	assert.Equal(t, "tests/e2e/fsdp/test_fsdp_short.py", enabled[0].(map[string]any)["file"])
+	skipped := doc["skipped"].([]any)
+	require.Len(t, skipped, 1)
+	assert.Equal(t, "flaky on H100, see #123", skipped[0].(map[string]any)["disabled"])
+	assert.Contains(t, errOut.String(), "'sglang'", "the warning names the label")
+}

@@ -1,0 +1,116 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/shard"
+)
+
+func TestSeconds_RoundsHalfToEvenLikePython(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0.5, "0"}, {1.5, "2"}, {2.5, "2"}, {3.5, "4"}, {2.675, "3"}, {0.49999999999999994, "0"},
+		{1e22, "10000000000000000000000"}, {math.Inf(1), "inf"}, {math.NaN(), "nan"}, {0, "0"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Seconds(tt.in), "%v", tt.in)
+	}
+}
+
+func TestPolicyLine_IsPythonsReprOfThePolicy(t *testing.T) {
+	assert.Equal(t, "Policy: cadence='nightly' bypass_fastfail=True include_labels=['a', \"b'c\"]",
+		PolicyLine(policy.Policy{Cadence: "nightly", Bypass: true, IncludeLabels: []string{"a", "b'c"}}))
+	assert.Equal(t, "Policy: cadence='regular' bypass_fastfail=False include_labels=[]",
+		PolicyLine(policy.Policy{Cadence: "regular"}))
+}
+
+func strp(s string) *string { return &s }
+
+func TestPlanWriteText_Exactly(t *testing.T) {
+	tests := []struct {
+		name string
+		plan Plan
+		want string
+	}{
+		{
+			name: "skipped and enabled, partitioned",
+			plan: Plan{
+				Backend: config.ROCM, Suite: "s", Policy: policy.Policy{Cadence: "weekly"}, ContinueOnError: true,
+				Partition: &Partition{ID: 2, Size: 3},
+				Skipped: []registry.Registration{
+					{File: "a.py", Disabled: strp("")},
+					{File: "b.py", Disabled: strp("broken")},
+				},
+				Enabled: []registry.Registration{
+					{File: "c.py", EstTime: 1.5},
+					{File: "d.py", EstTime: 1, Implicit: true},
+				},
+			},
+			want: "\n" + rule + "\n" +
+				"Hardware: ROCM  Suite: s  Cadence: weekly  Continue on error: True  Partition: 3/3 (0-based id=2)\n" +
+				rule + "\n" +
+				"Skipped 2 test(s):\n  - a.py (reason: disabled)\n  - b.py (reason: broken)\n\n" +
+				"Enabled 2 test(s) (est total 2s):\n  - c.py (est_time=1.5s)\n  - d.py (est_time=1.0s) [implicit]\n\n",
+		},
+		{
+			name: "nothing enabled",
+			plan: Plan{Backend: config.CPU, Suite: "s", Policy: policy.Policy{Cadence: "regular"}},
+			want: "\n" + rule + "\n" +
+				"Hardware: CPU  Suite: s  Cadence: regular  Continue on error: False  Partition: full\n" +
+				rule + "\n" +
+				"No tests found for hw=CPU, suite=s, cadence=regular\n" +
+				"This is expected during incremental migration. Skipping.\n\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			require.NoError(t, tt.plan.WriteText(&b))
+			assert.Equal(t, tt.want, b.String())
+		})
+	}
+}
+
+func TestPlanWriteJSON_NeverWritesNullLists(t *testing.T) {
+	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
+		Enabled: []registry.Registration{{File: "a.py", Backend: config.CUDA, Suite: "s", EstTime: 2}}}
+	var b bytes.Buffer
+	require.NoError(t, p.WriteJSON(&b))
+	assert.JSONEq(t, `{"hw":"cuda","suite":"s","policy":{"cadence":"regular","include_labels":[],
+		"admit_nightly_tests":false,"bypass_fastfail":false,"write_baseline":false},"continue_on_error":false,
+		"partition":null,"enabled":[{"file":"a.py","backend":"cuda","suite":"s","est_time":2,"labels":[],
+		"nightly":false,"disabled":null,"implicit":false}],"skipped":[]}`, b.String())
+}
+
+func TestViewWriteJSON_HasTheSpecKeys(t *testing.T) {
+	shards, err := shard.Partition([]registry.Registration{{File: "a.py", EstTime: 0.1}, {File: "b.py", EstTime: 0.2}}, 2)
+	require.NoError(t, err)
+	v := View{Suite: "s", Size: 2, Shards: shards}
+	var b bytes.Buffer
+	require.NoError(t, v.WriteJSON(&b))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
+	assert.Equal(t, "s", doc["suite"])
+	assert.Equal(t, 2.0, doc["size"])
+	got := doc["shards"].([]any)
+	require.Len(t, got, 2)
+	assert.Equal(t, 0.2, got[0].(map[string]any)["est_total"])
+	assert.Equal(t, "b.py", got[0].(map[string]any)["tests"].([]any)[0].(map[string]any)["file"])
+}
+
+func TestComputeStats_MakespanAndImbalance(t *testing.T) {
+	st := ComputeStats([]shard.Shard{{EstTotal: 30}, {EstTotal: 10}})
+	assert.Equal(t, Stats{Total: 40, Makespan: 30, Mean: 20, Imbalance: 1.5}, st)
+	assert.Equal(t, 0.0, ComputeStats([]shard.Shard{{}, {}}).Imbalance)
+}
