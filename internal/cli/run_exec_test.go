@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// execFactory is a Factory over a repository root with buffers and the
+// given environment only.
+func execFactory(root string, env map[string]string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &Factory{
+		Out: &out, ErrOut: &errOut, Root: root,
+		Getenv:    func(k string) string { return env[k] },
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Now:       time.Now,
+	}, &out, &errOut
+}
+
+func execRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	return root
+}
+
+func gpuRegs(names ...string) []registry.Registration {
+	regs := make([]registry.Registration, len(names))
+	for i, n := range names {
+		regs[i] = registry.Registration{File: n, Backend: config.CUDA, Suite: "s", EstTime: 1, Labels: []string{}}
+	}
+	return regs
+}
+
+func execOptions() *RunOptions {
+	return &RunOptions{Suite: "s", TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}
+}
+
+func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	root := execRepo(t, map[string]string{
+		"t/a|b.py": "import sys\nsys.exit(3)\n",
+		"t/ok.py":  "print('fine')\n",
+	})
+	tmp := t.TempDir()
+	summary := filepath.Join(tmp, "summary.md")
+	f, out, _ := execFactory(root, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary})
+	opts := execOptions()
+	opts.JSONReport = filepath.Join(tmp, "report.json")
+	opts.JUnitXML = filepath.Join(tmp, "junit.xml")
+	opts.TimingsOut = filepath.Join(tmp, "timings.json")
+	require.NoError(t, os.WriteFile(opts.TimingsOut, []byte(`{"version": 1, "timings": {"other/shard.py": 12.5}}`), 0o644))
+
+	err := executeSuite(context.Background(), f, opts, nil, config.CUDA, policy.Policy{}, true, gpuRegs("t/a|b.py", "t/ok.py"))
+	var exit *ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 1, exit.Code)
+
+	var markers []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "::") || strings.HasPrefix(l, "[1/2] ") || strings.HasPrefix(l, "[2/2] ") {
+			markers = append(markers, strings.Join(strings.Fields(strings.Replace(l, "elapsed=0s", "elapsed=*s", 1)), " "))
+		}
+	}
+	assert.Equal(t, []string{
+		"::group::t/a|b.py (1/2 est=1s attempt=1)", "::endgroup::", "[1/2] t/a|b.py FAIL elapsed=*s exit=3",
+		"::group::t/ok.py (2/2 est=1s attempt=1)", "::endgroup::", "[2/2] t/ok.py PASS elapsed=*s",
+	}, markers)
+
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| `t/a\\|b.py` | FAIL | 1 |")
+	assert.Contains(t, string(md), "| exit code 3 |")
+	assert.Contains(t, string(md), "| `t/ok.py` | PASS | 1 |")
+
+	var rep struct {
+		Passed bool `json:"passed"`
+		Files  []struct {
+			File     string `json:"file"`
+			Status   string `json:"status"`
+			ExitCode *int   `json:"exit_code"`
+		} `json:"files"`
+	}
+	data, err := os.ReadFile(opts.JSONReport)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.False(t, rep.Passed)
+	require.Len(t, rep.Files, 2)
+	assert.Equal(t, "FAIL", rep.Files[0].Status)
+	assert.Equal(t, 3, *rep.Files[0].ExitCode)
+
+	var timings struct {
+		Timings map[string]float64 `json:"timings"`
+	}
+	data, err = os.ReadFile(opts.TimingsOut)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &timings))
+	assert.Contains(t, timings.Timings, "other/shard.py", "merged into the existing file")
+	assert.Contains(t, timings.Timings, "t/ok.py")
+	assert.NotContains(t, timings.Timings, "t/a|b.py", "failed files have no timing")
+
+	junit, err := os.ReadFile(opts.JUnitXML)
+	require.NoError(t, err)
+	assert.Contains(t, string(junit), `<failure message="exit code 3" type="FAIL"></failure>`)
+}
+
+func TestExecuteSuite_NoMarkersOutsideGitHubActions(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	root := execRepo(t, map[string]string{"ok.py": "print('fine')\n"})
+	for _, v := range []string{"", "1", "TRUE"} {
+		f, out, _ := execFactory(root, map[string]string{"GITHUB_ACTIONS": v})
+		require.NoError(t, executeSuite(context.Background(), f, execOptions(), nil, config.CUDA, policy.Policy{}, false, gpuRegs("ok.py")))
+		assert.NotContains(t, out.String(), "::group::", "GITHUB_ACTIONS=%q", v)
+		assert.NotContains(t, out.String(), "[1/1] ", "GITHUB_ACTIONS=%q", v)
+		assert.Contains(t, out.String(), "Test Summary: 1/1 passed\n")
+	}
+}
+
+func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	root := execRepo(t, map[string]string{"g.py": "import os\nprint('record=' + os.environ.get('MILES_CI_GATE_RECORD_DIR', '-'))\n"})
+	tests := []struct {
+		name    string
+		backend config.Backend
+		env     map[string]string
+		want    string // prefix of the record dir the child saw
+	}{
+		{"cuda with a database gets a fresh directory", config.CUDA, map[string]string{"NEON_DATABASE_URL": "postgres://x"}, filepath.Join(os.TempDir(), "miles-ci-gate-")},
+		{"rocm gets none", config.ROCM, map[string]string{"NEON_DATABASE_URL": "postgres://x"}, "-"},
+		{"no database, no directory", config.CUDA, map[string]string{}, "-"},
+		{"a set base is used", config.ROCM, map[string]string{"MILES_CI_GATE_RECORD_DIR": "/tmp/base-x"}, "/tmp/base-x/g.py-"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if base := tt.env["MILES_CI_GATE_RECORD_DIR"]; base != "" {
+				t.Cleanup(func() { os.RemoveAll(base) })
+			}
+			f, out, _ := execFactory(root, tt.env)
+			require.NoError(t, executeSuite(context.Background(), f, execOptions(), nil, tt.backend, policy.Policy{}, false, gpuRegs("g.py")))
+			i := strings.Index(out.String(), "record=")
+			require.GreaterOrEqual(t, i, 0)
+			got := strings.SplitN(out.String()[i+len("record="):], "\n", 2)[0]
+			assert.True(t, strings.HasPrefix(got, tt.want), "record dir %q, want prefix %q", got, tt.want)
+			if strings.HasPrefix(got, os.TempDir()) {
+				base := filepath.Dir(filepath.Dir(got))
+				t.Cleanup(func() { os.RemoveAll(base) })
+				assert.True(t, strings.HasSuffix(got, "/attempt-1"))
+			}
+		})
+	}
+}
+
+func TestExecuteSuite_CPURunsPytestAndPassesItsStatus(t *testing.T) {
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte("#!/bin/sh\necho \"args: $*\"\nexit 4\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root := t.TempDir()
+	f, out, _ := execFactory(root, nil)
+	opts := execOptions()
+	opts.JUnitXML = "rel/junit.xml"
+	regs := []registry.Registration{{File: "a.py", Backend: config.CPU}, {File: "b.py", Backend: config.CPU}}
+	err := executeSuite(context.Background(), f, opts, nil, config.CPU, policy.Policy{}, false, regs)
+	var exit *ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 4, exit.Code)
+	cwd, _ := os.Getwd()
+	junit := filepath.Join(cwd, "rel/junit.xml")
+	assert.Equal(t, "Running: pytest a.py b.py -v -x --junitxml="+junit+"\nargs: a.py b.py -v -x --junitxml="+junit+"\n", out.String())
+}
+
+func TestExecuteSuite_InterruptExitsWith128PlusSignal(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	root := execRepo(t, map[string]string{"hang.py": "import time\ntime.sleep(60)\n"})
+	f, out, _ := execFactory(root, nil)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(&SignalError{Signal: sigTERM}) })
+	err := executeSuite(ctx, f, execOptions(), nil, config.CUDA, policy.Policy{}, false, gpuRegs("hang.py"))
+	var exit *ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 143, exit.Code)
+	assert.Contains(t, out.String(), "  hang.py (interrupted)\n")
+}
+
+var sigTERM = syscall.SIGTERM
