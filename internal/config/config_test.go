@@ -177,9 +177,13 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:12: suite "unit" appears twice under cpu`},
 		{"suite under two backends", func(s string) string { return s + "  cuda:\n    - name: unit\n" },
 			`ci.yaml:13: suite "unit" is listed under both cpu and cuda`},
-		{"empty label", func(s string) string { return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - \"\": nothing", 1) },
+		{"empty label", func(s string) string {
+			return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - \"\": nothing", 1)
+		},
 			`ci.yaml:8: a label name is empty`},
-		{"duplicate label", func(s string) string { return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - core: again", 1) },
+		{"duplicate label", func(s string) string {
+			return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - core: again", 1)
+		},
 			`ci.yaml:8: label "core" appears twice`},
 		{"invalid glob", func(s string) string { return strings.Replace(s, `"**/test_*.py"`, `"**/test_[.py"`, 1) },
 			`ci.yaml:3: discovery.pattern "**/test_[.py" is not a valid glob pattern`},
