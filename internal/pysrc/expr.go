@@ -460,8 +460,12 @@ func (p *parser) braces() node {
 		p.bitOr()
 		isDict = true
 	} else {
+		start := p.i
 		first := p.starNamedExpression()
 		if first.class != "Starred" && p.isOp(":") {
+			if p.isOpAt(start+1, ":=") {
+				p.failf("invalid syntax") // a dict key cannot be a bare x := y
+			}
 			p.i++
 			p.expression()
 			isDict = true

@@ -73,6 +73,7 @@ type scanner struct {
 	lastColon    bool // the last token of the logical line was ':'
 	pendingBlock bool // the previous logical line opened a block
 	prevString   uint8
+	lastNewline  int32 // line of the last logical line's end
 	fdepth       int
 
 	err *SyntaxError
@@ -146,6 +147,7 @@ func (s *scanner) next() token {
 			}
 			s.lineTokens = false
 			s.pendingBlock = s.lastColon
+			s.lastNewline = s.line - 1
 			return token{kind: tNewline, start: int32(s.pos), end: int32(s.pos), line: s.line - 1}
 		case '\\':
 			if t, ok := s.continuation(); !ok {
@@ -199,11 +201,13 @@ func (s *scanner) eof() token {
 		// A last line without a line break still ends its statement.
 		s.lineTokens = false
 		s.pendingBlock = s.lastColon
+		s.lastNewline = s.line
 		return token{kind: tNewline, start: int32(s.pos), end: int32(s.pos), line: s.line}
 	}
 	if s.pendingBlock {
+		// CPython blames the header's line when the file ends instead.
 		s.pendingBlock = false
-		return s.fail(-1, s.line, "expected an indented block")
+		return s.fail(-1, s.lastNewline, "expected an indented block")
 	}
 	return token{kind: tEOF, start: int32(s.pos), end: int32(s.pos), line: s.line}
 }

@@ -233,9 +233,12 @@ func (s *scanner) scanFString(start, q int, flags uint8) token {
 	if triple {
 		s.pos = q + 3
 	}
+	// The fields' own literals must not count as neighbours of this one.
+	prev := s.prevString
 	if !s.fstringBody(quote, triple, flags, line, false) {
 		return token{kind: tEOF}
 	}
+	s.prevString = prev
 	return s.stringToken(start, s.pos, flags&^fBytes, line)
 }
 

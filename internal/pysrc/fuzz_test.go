@@ -1,0 +1,53 @@
+package pysrc
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// FuzzReadCalls checks that any input gives calls or a *SyntaxError whose
+// line lies within the file, never a panic or a hang.
+func FuzzReadCalls(f *testing.F) {
+	for _, s := range differentialInputs {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		calls, err := ReadCalls(src, registerNames)
+		lines := bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")) + 1
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is %T, want *SyntaxError", err, err)
+			}
+			if se.Line < 1 || se.Line > lines+1 {
+				t.Fatalf("error line %d outside 1..%d: %v", se.Line, lines+1, err)
+			}
+			if calls != nil {
+				t.Fatalf("calls returned with an error")
+			}
+			return
+		}
+		for _, c := range calls {
+			if c.Line < 1 || c.Line > lines || !registerNames[c.Func] {
+				t.Fatalf("bad call %+v", c)
+			}
+		}
+	})
+}
+
+// FuzzReadStringDict checks the dict reader the same way.
+func FuzzReadStringDict(f *testing.F) {
+	f.Add([]byte("KNOWN_LABELS: dict[str, str] = {\"a\": \"b\", 'c' 'd': \"\"\"e\"\"\"}\n"))
+	f.Add([]byte("KNOWN_LABELS = {}\nKNOWN_LABELS = {1: 2}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, err := ReadStringDict(src, "KNOWN_LABELS")
+		if err != nil {
+			var se *SyntaxError
+			var de *DictError
+			if !errors.As(err, &se) && !errors.As(err, &de) {
+				t.Fatalf("error %v is %T", err, err)
+			}
+		}
+	})
+}

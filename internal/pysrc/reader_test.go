@@ -1,0 +1,227 @@
+package pysrc
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func strConst(s string) Value {
+	return Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Str, Str: s}}
+}
+
+func other(node string) Value { return Value{Kind: KindOther, Node: node} }
+
+func TestReadCalls_FindsTopLevelCallsOnly(t *testing.T) {
+	tests := []struct {
+		name  string
+		src   string
+		lines []int
+	}{
+		{"plain", "register_cpu_ci(1, 'a')\n", []int{1}},
+		{"no final newline", "x = 1\nregister_cpu_ci(1, 'a')", []int{2}},
+		{"after semicolons", "x = 1; register_cpu_ci(1, 'a'); register_cpu_ci(2, 'b')\n", []int{1, 1}},
+		{"compound header", "if x: register_cpu_ci(1, 'a')\n", nil},
+		{"indented", "if x:\n    register_cpu_ci(1, 'a')\n", nil},
+		{"after a dedent", "def f():\n    pass\nregister_cpu_ci(1, 'a')\n", []int{3}},
+		{"decorator", "@register_cpu_ci(1, 'a')\ndef f(): pass\n", nil},
+		{"assignment", "r = register_cpu_ci(1, 'a')\n", nil},
+		{"attribute call", "ci.register_cpu_ci(1, 'a')\n", nil},
+		{"inside a bigger expression", "register_cpu_ci(1, 'a') or x\nregister_cpu_ci(1, 'a')(2)\n", nil},
+		{"tuple", "register_cpu_ci(1, 'a'),\n", nil},
+		{"parenthesized call", "(register_cpu_ci(1, 'a'))\n", []int{1}},
+		{"parenthesized name", "((register_cpu_ci))(1, 'a')\n", []int{1}},
+		{"comment and docstring", "# register_cpu_ci(1, 'a')\n'''\nregister_cpu_ci(1, 'a')\n'''\n", nil},
+		{"form feed resets the column", "\fregister_cpu_ci(1, 'a')\n", []int{1}},
+		{"lone CR ends a line", "x = 1\rregister_cpu_ci(1, 'a')\r", []int{2}},
+		{"CRLF", "x = 1\r\n\r\nregister_cpu_ci(1, 'a')\r\n", []int{3}},
+		{"NFKC name", "ｒｅｇｉｓｔｅｒ_cpu_ci(1, 'a')\n", []int{1}},
+		{"backslash continuation", "register_cpu_ci \\\n(1, 'a')\n", []int{1}},
+		{"other names", "register_gpu_ci(1, 'a')\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, err := ReadCalls([]byte(tt.src), registerNames)
+			require.NoError(t, err)
+			var lines []int
+			for _, c := range calls {
+				assert.Equal(t, "register_cpu_ci", c.Func)
+				lines = append(lines, c.Line)
+			}
+			assert.Equal(t, tt.lines, lines)
+		})
+	}
+}
+
+func TestReadCalls_ReadsArgumentValues(t *testing.T) {
+	src := "register_cpu_ci(\n" +
+		"    0x1F, (('a' \"b\")),  # comment\n" +
+		"    labels=['x', r'\\n', -1, f'y'],\n" +
+		"    nightly=True, disabled=None, e=..., f=2.5e1, g=3j, h=b'\\x00\\377',\n" +
+		"    i='\\N{BULLET}\\u00e9\\101\\q', j='''a\r\nb''', k=(1, 2), **m)\n"
+	calls, err := ReadCalls([]byte(src), registerNames)
+	require.NoError(t, err)
+	require.Len(t, calls, 1)
+	c := calls[0]
+	assert.Equal(t, 1, c.Line)
+	require.Len(t, c.Args, 2)
+	assert.Equal(t, Constant{Type: Int, Int: big.NewInt(31)}, c.Args[0].Value.Const)
+	assert.Equal(t, strConst("ab"), c.Args[1].Value)
+	assert.Equal(t, 2, c.Args[1].Line)
+	want := []Arg{
+		{Name: "labels", Line: 3, Value: Value{Kind: KindList, Node: "List", Elems: []Value{
+			strConst("x"), strConst(`\n`), other("UnaryOp"), other("JoinedStr"),
+		}}},
+		{Name: "nightly", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Bool, Bool: true}}},
+		{Name: "disabled", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: NoneType}}},
+		{Name: "e", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Ellipsis}}},
+		{Name: "f", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Float, Float: 25}}},
+		{Name: "g", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Complex, Float: 3}}},
+		{Name: "h", Line: 4, Value: Value{Kind: KindConstant, Node: "Constant", Const: Constant{Type: Bytes, Str: "\x00\xff"}}},
+		{Name: "i", Line: 5, Value: strConst("•é" + "A\\q")},
+		{Name: "j", Line: 5, Value: strConst("a\nb")},
+		{Name: "k", Line: 6, Value: other("Tuple")}, // the CRLF in j was a line break
+		{DoubleStar: true, Line: 6, Value: other("Name")},
+	}
+	assert.Equal(t, want, c.Keywords)
+}
+
+func TestReadCalls_NamesExpressionKinds(t *testing.T) {
+	tests := map[string]string{
+		"x": "Name", "a.b": "Attribute", "f()": "Call", "a[0]": "Subscript", "(1, 2)": "Tuple", "()": "Tuple",
+		"(x)": "Name", "{1}": "Set", "{}": "Dict", "{1: 2}": "Dict", "-5": "UnaryOp", "not a": "UnaryOp",
+		"a + b": "BinOp", "a ** b": "BinOp", "a or b": "BoolOp", "a < b": "Compare", "a if b else c": "IfExp",
+		"lambda: 0": "Lambda", "f'a'": "JoinedStr", "'a' f'b'": "JoinedStr", "[x for x in y]": "ListComp",
+		"{x for x in y}": "SetComp", "{x: y for x in y}": "DictComp", "(x for x in y)": "GeneratorExp",
+		"(x := 1)": "NamedExpr", "await x": "Await", "(yield)": "Yield", "(yield from x)": "YieldFrom",
+		"'a'.join(b)": "Call", "(1).real": "Attribute",
+	}
+	for expr, node := range tests {
+		calls, err := ReadCalls([]byte("register_cpu_ci(labels="+expr+")\n"), registerNames)
+		require.NoError(t, err, expr)
+		require.Len(t, calls, 1, expr)
+		assert.Equal(t, node, calls[0].Keywords[0].Value.Node, expr)
+	}
+}
+
+func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
+	tests := []struct {
+		src  string
+		line int
+		msg  string
+	}{
+		{"\ufeffregister_cpu_ci(1, 'a')\n", 1, "invalid non-printable character U+FEFF"},
+		{"x = 1\n\xff\n", 2, "'utf-8' codec can't decode byte 0xff in position 6: invalid UTF-8"},
+		{"x = 1\n\x00\n", 2, "source code string cannot contain null bytes"},
+		{"x = 1\x0b\n", 1, "invalid non-printable character U+000B"},
+		{"a\u00a0= 1\n", 1, "invalid non-printable character U+00A0"},
+		{"x€ = 1\n", 1, "invalid character '€' (U+20AC)"},
+		{"  x = 1\n", 1, "unexpected indent"},
+		{"if x:\ny = 1\n", 2, "expected an indented block"},
+		{"if x:\n", 1, "expected an indented block"},
+		{"if x:\n    a = 1\n  b = 2\n", 3, "unindent does not match any outer indentation level"},
+		{"if x:\n\ta = 1\n        b = 2\n", 3, "inconsistent use of tabs and spaces in indentation"},
+		{"x = (\n", 1, "'(' was never closed"},
+		{"x = (]\n", 1, "closing parenthesis ']' does not match opening parenthesis '('"},
+		{"x = )\n", 1, "unmatched ')'"},
+		{"x = 'abc\n", 1, "unterminated string literal (detected at line 1)"},
+		{"x = '''abc\n\n", 1, "unterminated triple-quoted string literal (detected at line 3)"},
+		{"x = 017\n", 1, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers"},
+		{"x = 1__0\n", 1, "invalid decimal literal"},
+		{"x = 0x\n", 1, "invalid hexadecimal literal"},
+		{"x = 0o8\n", 1, "invalid digit '8' in octal literal"},
+		{"x = 1e\n", 1, "invalid decimal literal"},
+		{"x = b'é'\n", 1, "bytes can only contain ASCII literal characters"},
+		{"x = '\\N{NOT A NAME}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
+		{"x = ur'a'\n", 1, "invalid syntax"},
+		{"x = 'a' b'b'\n", 1, "cannot mix bytes and nonbytes literals"},
+		{"x = f'}'\n", 1, "f-string: single '}' is not allowed"},
+		{"x = 1 \\ \n", 1, "unexpected character after line continuation character"},
+		{"register_cpu_ci(a=1, 2)\n", 1, "positional argument follows keyword argument"},
+		{"register_cpu_ci(**a, 2)\n", 1, "positional argument follows keyword argument unpacking"},
+		{"register_cpu_ci(**k, *a)\n", 1, "iterable argument unpacking follows keyword argument unpacking"},
+		{"register_cpu_ci(\n1, x for x in y)\n", 2, "Generator expression must be parenthesized"},
+		{"register_cpu_ci(a.b=1)\n", 1, "expression cannot contain assignment, perhaps you meant \"==\"?"},
+		{"register_cpu_ci(1, 'a') = 2\n", 1, "cannot assign to function call"},
+	}
+	for _, tt := range tests {
+		_, err := ReadCalls([]byte(tt.src), registerNames)
+		var se *SyntaxError
+		require.True(t, errors.As(err, &se), "%q: %v", tt.src, err)
+		assert.Equal(t, tt.line, se.Line, tt.src)
+		assert.Equal(t, tt.msg, se.Msg, tt.src)
+	}
+}
+
+func TestReadCalls_DecodesNumbersLikePython(t *testing.T) {
+	tests := map[string]Constant{
+		"1_000":       {Type: Int, Int: big.NewInt(1000)},
+		"0o17":        {Type: Int, Int: big.NewInt(15)},
+		"0b1_01":      {Type: Int, Int: big.NewInt(5)},
+		"00":          {Type: Int, Int: big.NewInt(0)},
+		".5":          {Type: Float, Float: 0.5},
+		"5.":          {Type: Float, Float: 5},
+		"1_0.5e-2":    {Type: Float, Float: 0.105},
+		"017e1":       {Type: Float, Float: 170},
+		"1e400":       {Type: Float, Float: math.Inf(1)},
+		"2J":          {Type: Complex, Float: 2},
+		"0xFFFFFFFFF": {Type: Int, Int: big.NewInt(0xFFFFFFFFF)},
+	}
+	for lit, want := range tests {
+		calls, err := ReadCalls([]byte("register_cpu_ci("+lit+")\n"), registerNames)
+		require.NoError(t, err, lit)
+		assert.Equal(t, want, calls[0].Args[0].Value.Const, lit)
+	}
+}
+
+func TestReadStringDict_ReadsMilesLabels(t *testing.T) {
+	src := []byte("\"\"\"Labels.\"\"\"\n\nKNOWN_LABELS: dict[str, str] = {\n" +
+		"    \"megatron\": \"Megatron-LM training tests\",\n    'ft-short': 'a' \"b\",  # c\n}\n")
+	got, err := ReadStringDict(src, "KNOWN_LABELS")
+	require.NoError(t, err)
+	assert.Equal(t, []DictEntry{
+		{Key: "megatron", Value: "Megatron-LM training tests", Line: 4},
+		{Key: "ft-short", Value: "ab", Line: 5},
+	}, got)
+
+	if b, err := os.ReadFile("/work/miles/tests/ci/labels.py"); err == nil {
+		got, err := ReadStringDict(b, "KNOWN_LABELS")
+		require.NoError(t, err)
+		assert.Len(t, got, 19)
+		assert.Equal(t, "megatron", got[0].Key)
+		assert.Equal(t, "amd", got[18].Key)
+	}
+}
+
+func TestReadStringDict_RefusesOtherShapes(t *testing.T) {
+	tests := map[string]string{
+		"X = 1\n":               "shape",
+		"Y = {'a': 'b'}\n":      "missing",
+		"X = {'a': 1}\n":        "entry",
+		"X = {'a': 'b', **c}\n": "syntax",
+		"X = {'a': 'b'} | d\n":  "shape",
+		"if x:\n    X = {}\n":   "missing",
+		"X = {'a': 'b'\n":       "syntax",
+	}
+	for src, kind := range tests {
+		_, err := ReadStringDict([]byte(src), "X")
+		require.Error(t, err, src)
+		var de *DictError
+		var se *SyntaxError
+		switch kind {
+		case "syntax":
+			assert.True(t, errors.As(err, &se), "%q: %v", src, err)
+		case "missing":
+			require.True(t, errors.As(err, &de), "%q: %v", src, err)
+			assert.Equal(t, 0, de.Line, src)
+		default:
+			require.True(t, errors.As(err, &de), "%q: %v", src, err)
+			assert.Equal(t, 1, de.Line, src)
+		}
+	}
+}
