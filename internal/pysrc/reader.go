@@ -32,7 +32,7 @@ func ReadCalls(src []byte, names map[string]bool) ([]Call, error) {
 		// statements, and a compound statement's header line holds none.
 		if s.indentDepth() > 0 || opensCompound(src, t) {
 			for t.kind != tNewline && t.kind != tEOF {
-				t = s.next()
+				t = s.skipStatement()
 			}
 			if s.err != nil {
 				return nil, s.err
@@ -46,10 +46,11 @@ func ReadCalls(src []byte, names map[string]bool) ([]Call, error) {
 				return nil, &SyntaxError{Line: int(t.line), Msg: "invalid syntax"}
 			}
 			buf = buf[:0]
-			for t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
-				if candidate {
-					buf = append(buf, t)
-				}
+			if !candidate {
+				t = s.skipStatement()
+			}
+			for candidate && t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
+				buf = append(buf, t)
 				t = s.next()
 			}
 			if s.err != nil {
