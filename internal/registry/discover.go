@@ -43,9 +43,10 @@ import (
 // Directories are read concurrently; the result does not depend on it.
 func Discover(root string, cfg *config.Config) ([]string, error) {
 	w := &walker{
-		fsRoot:  root,
-		pattern: cfg.Pattern,
-		sem:     make(chan struct{}, runtime.GOMAXPROCS(0)),
+		fsRoot:      root,
+		pattern:     cfg.Pattern,
+		basePattern: basePattern(cfg.Pattern),
+		sem:         make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	seen := map[string]bool{}
 	for _, r := range cfg.Roots {
@@ -81,10 +82,11 @@ func Discover(root string, cfg *config.Config) ([]string, error) {
 // walker reads the directories below the roots, one goroutine per
 // directory, with at most GOMAXPROCS of them reading at once.
 type walker struct {
-	fsRoot  string
-	pattern string
-	sem     chan struct{}
-	wg      sync.WaitGroup
+	fsRoot      string
+	pattern     string
+	basePattern string // see basePattern; "" to match the whole path
+	sem         chan struct{}
+	wg          sync.WaitGroup
 
 	mu    sync.Mutex
 	files []string
@@ -146,8 +148,25 @@ func (w *walker) dir(rel, below string) {
 }
 
 func (w *walker) match(below string) bool {
+	if w.basePattern != "" {
+		// "**/P" with no separator in P matches exactly the paths whose
+		// last element matches P; matching the name alone is cheaper.
+		name := below[strings.LastIndexByte(below, '/')+1:]
+		ok, _ := doublestar.Match(w.basePattern, name)
+		return ok
+	}
 	ok, _ := doublestar.Match(w.pattern, below)
 	return ok
+}
+
+// basePattern returns P when pattern is "**/P" and P holds no separator
+// and no "**", else "".
+func basePattern(pattern string) string {
+	p, ok := strings.CutPrefix(pattern, "**/")
+	if !ok || strings.Contains(p, "/") || strings.Contains(p, "**") || strings.Contains(p, "{") {
+		return ""
+	}
+	return p
 }
 
 // symlinkIsFile reports whether a matching symbolic link belongs in the
