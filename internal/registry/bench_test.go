@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,15 +89,6 @@ func reportRates(b *testing.B, n int, cpu time.Duration) {
 	files := float64(n) * float64(b.N)
 	b.ReportMetric(files/b.Elapsed().Seconds(), "files/s")
 	b.ReportMetric(float64(cpu.Microseconds())/files, "cpu-µs/file")
-}
-
-// cpuTime is the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkDiscover measures discovery alone.

@@ -3,8 +3,6 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -137,50 +135,4 @@ func checkCalls(file string, calls []pysrc.Call, src []byte, cfg *config.Config)
 		regs = append(regs, r)
 	}
 	return c.fileRules(regs, src)
-}
-
-// readFile reads a regular file of at most MaxFileSize bytes into buf.
-// The returned slice aliases buf when it was large enough.
-func readFile(name string, buf []byte) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, errors.New("cannot read file: " + reason(err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, errors.New("cannot read file: " + reason(err))
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", info.Mode().Type())
-	}
-	if info.Size() > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, larger than the %d MiB a test file may have", info.Size(), MaxFileSize>>20)
-	}
-	// The size is a hint: read until EOF, but never past the limit, in case
-	// the file grows while we read it.
-	want := int(info.Size()) + 1
-	if cap(buf) < want {
-		buf = make([]byte, 0, want)
-	}
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		room := cap(buf) - len(buf)
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if len(buf) > MaxFileSize {
-			return buf, fmt.Errorf("file is larger than the %d MiB a test file may have", MaxFileSize>>20)
-		}
-		// A regular file reads short only at its end, so a short read
-		// saves the system call that would return EOF.
-		if err == io.EOF || (err == nil && n > 0 && n < room) {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, errors.New("cannot read file: " + reason(err))
-		}
-	}
 }
