@@ -30,8 +30,10 @@ func NewCmdSuites(f *Factory, runF func(*SuitesOptions) error) *cobra.Command {
 		Use:   "suites",
 		Short: "List the suites and their registrations",
 		Long: `List every configured suite with its backend, runners, shard count and the
-registrations it holds, then warn about registrations that no CI job runs.
-With --suite, list that suite's registrations instead.`,
+registrations it holds, then warn (on stderr) about registrations that no CI
+job runs: their suite is not configured, or belongs to another backend.
+With --suite, list that suite's registrations instead; with --json too, the
+JSON holds only that suite and its registrations.`,
 		Example: `  miles-ci suites
   miles-ci suites --suite stage-c-8-gpu-h100
   miles-ci suites --json`,
