@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -23,10 +24,12 @@ import (
 // duplicates (roots may overlap).
 //
 // The walk follows these rules, all of them deliberate:
-//   - A missing root contributes nothing, as with Python's glob. A configured
-//     root that exists but is not a directory is an error: the configuration
-//     is wrong, and silently finding no tests there would hide that. A root
-//     that is itself a symbolic link to a directory is walked.
+//   - A missing root contributes nothing, and so does a root that is a
+//     regular file (or anything else but a directory): Python's glob finds
+//     nothing there and the collector carries on, so we do too. A root that
+//     cannot be examined at all (permission denied, a symbolic link loop) is
+//     an error naming it. A root that is itself a symbolic link to a
+//     directory is walked.
 //   - Names starting with '.' are skipped, directories and files alike, as
 //     Python's glob skips them for '*' and '**'.
 //   - Symbolic links to directories are never followed (Python's glob follows
@@ -57,13 +60,12 @@ func Discover(root string, cfg *config.Config) ([]string, error) {
 		seen[r] = true
 		info, err := os.Stat(w.abs(r))
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 			continue
 		case err != nil:
 			w.fail(r, "cannot read discovery root: %s", reason(err))
 			continue
 		case !info.IsDir():
-			w.fail(r, "discovery root is not a directory")
 			continue
 		}
 		w.wg.Add(1)

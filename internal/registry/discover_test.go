@@ -131,14 +131,14 @@ func TestDiscover_DirectoryNamedLikeATestIsWalkedNotListed(t *testing.T) {
 	assert.Equal(t, []string{"tests/e2e/test_pkg.py/test_inner.py"}, got)
 }
 
-func TestDiscover_RootThatIsAFileIsAnError(t *testing.T) {
+func TestDiscover_RootThatIsAFileFindsNothingThere(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e": "not a directory", "tests/fast/test_a.py": ""})
-	_, err := Discover(dir, config.Default())
-	require.Error(t, err)
-	var errs Errors
-	require.ErrorAs(t, err, &errs)
-	assert.Equal(t, []string{"tests/e2e: discovery root is not a directory"}, errs.Lines())
+	writeTree(t, dir, map[string]string{"tests/e2e": "not a directory", "tests/fast/test_a.py": "", "tests/ci/test_b.py/x": ""})
+	cfg := config.Default()
+	cfg.Roots = append(cfg.Roots, "tests/ci/test_b.py/x/deeper", "tests/fast/test_a.py")
+	got, err := Discover(dir, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tests/fast/test_a.py"}, got)
 }
 
 func TestDiscover_RootThatIsASymlinkToADirectoryIsWalked(t *testing.T) {
