@@ -64,7 +64,7 @@ func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
 		"nightly", "", "alias for --cadence nightly")
 	nf.NoOptDefVal = "true"
 	fs.Var(&labelsValue{target: &s.Labels}, labelsFlag,
-		"raw PR labels, zero or more (run-ci-X selects domain label X; nightly, bypass-fastfail)")
+		"raw PR `LABELS`, zero or more: run-ci-X selects domain label X; nightly, bypass-fastfail, run-ci-all, run-ci-image")
 	fs.BoolVar(&s.MatchAllLabels, "match-all-labels", false, "include every known domain label")
 }
 
@@ -245,11 +245,11 @@ type labelsValue struct{ target *[]string }
 
 func (v *labelsValue) String() string {
 	if v.target == nil || len(*v.target) == 0 {
-		return "[]"
+		return ""
 	}
 	return pyfmt.ReprList(*v.target)
 }
-func (v *labelsValue) Type() string { return "labels" }
+func (v *labelsValue) Type() string { return "strings" }
 func (v *labelsValue) Set(s string) error {
 	var values []string
 	if err := json.Unmarshal([]byte(s), &values); err != nil {
