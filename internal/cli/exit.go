@@ -46,8 +46,9 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Run 'miles-ci --help' for usage.")
 		return exitUsage
 	}
-	if pe, ok := err.(interface{ Lines() []string }); ok {
-		for _, l := range pe.Lines() {
+	var multi interface{ Lines() []string }
+	if errors.As(err, &multi) {
+		for _, l := range multi.Lines() {
 			fmt.Fprintf(stderr, "error: %s\n", oneLine(l))
 		}
 		return exitFailure
