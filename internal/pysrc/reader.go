@@ -10,12 +10,26 @@ import (
 // file is a *SyntaxError) and returns, in source order, each module-level
 // expression statement that is a bare call of one of names (compared after
 // NFKC normalization). Grammar errors inside such a call are *SyntaxError too.
+//
+// Most files are read by a quick check that validates the text without
+// making tokens and reads with the scanner only the few logical lines that
+// may hold a registration (see quick.go). When that check meets anything
+// it does not handle itself, among them every error, the whole file is read
+// again by the scanner, which finds the error and its message.
 func ReadCalls(src []byte, names map[string]bool) ([]Call, error) {
+	if err := checkText(src); err != nil {
+		return nil, err
+	}
+	var q quickScan
+	if q.run(src, names) {
+		return q.readCandidates(src, names)
+	}
 	return readCalls(src, names, true)
 }
 
-// readCalls is ReadCalls; with skip false it makes every token, which the
-// tests use to check the token-free skipping against the scanner.
+// readCalls is ReadCalls without the quick check; with skip false it makes
+// every token, which the tests use to check the token-free skipping against
+// the scanner.
 func readCalls(src []byte, names map[string]bool, skip bool) ([]Call, error) {
 	if err := checkText(src); err != nil {
 		return nil, err
@@ -34,56 +48,67 @@ func readCalls(src []byte, names map[string]bool, skip bool) ([]Call, error) {
 		if t.kind == tNewline {
 			continue
 		}
-		// t begins a logical line. Only lines at column 0 hold top-level
-		// statements, and a compound statement's header line holds none.
-		if s.indentDepth() > 0 || opensCompound(src, t) {
-			for t.kind != tNewline && t.kind != tEOF {
-				if skip {
-					t = s.skipStatement()
-				} else {
-					t = s.next()
-				}
-			}
-			if s.err != nil {
-				return nil, s.err
-			}
-			continue
+		var err error
+		if calls, buf, err = s.readLine(t, names, skip, calls, buf); err != nil {
+			return nil, err
 		}
-		for {
-			candidate := !skip || t.kind == tOp && src[t.start] == '(' ||
-				t.kind == tName && names[identName(src[t.start:t.end], t.flags&fNonASCII != 0)]
-			if t.kind == tOp && src[t.start] == ';' {
-				return nil, &SyntaxError{Line: int(t.line), Msg: "invalid syntax"}
-			}
-			buf = buf[:0]
-			if !candidate {
+	}
+}
+
+// readLine reads the logical line that begins with t up to and including
+// its end, appending the register calls it holds to calls. buf is scratch
+// space for tokens, returned for reuse.
+func (s *scanner) readLine(t token, names map[string]bool, skip bool, calls []Call, buf []token) ([]Call, []token, error) {
+	src := s.src
+	// t begins a logical line. Only lines at column 0 hold top-level
+	// statements, and a compound statement's header line holds none.
+	if s.indentDepth() > 0 || opensCompound(src, t) {
+		for t.kind != tNewline && t.kind != tEOF {
+			if skip {
 				t = s.skipStatement()
-			}
-			for candidate && t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
-				buf = append(buf, t)
+			} else {
 				t = s.next()
 			}
-			if s.err != nil {
-				return nil, s.err
+		}
+		if s.err != nil {
+			return nil, buf, s.err
+		}
+		return calls, buf, nil
+	}
+	for {
+		candidate := !skip || t.kind == tOp && src[t.start] == '(' ||
+			t.kind == tName && names[identName(src[t.start:t.end], t.flags&fNonASCII != 0)]
+		if t.kind == tOp && src[t.start] == ';' {
+			return nil, buf, &SyntaxError{Line: int(t.line), Msg: "invalid syntax"}
+		}
+		buf = buf[:0]
+		if !candidate {
+			t = s.skipStatement()
+		}
+		for candidate && t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
+			buf = append(buf, t)
+			t = s.next()
+		}
+		if s.err != nil {
+			return nil, buf, s.err
+		}
+		if candidate {
+			call, err := readStatement(src, buf, names)
+			if err != nil {
+				return nil, buf, err
 			}
-			if candidate {
-				call, err := readStatement(src, buf, names)
-				if err != nil {
-					return nil, err
-				}
-				if call != nil {
-					calls = append(calls, *call)
-				}
+			if call != nil {
+				calls = append(calls, *call)
 			}
-			if t.kind != tOp { // the end of the line
-				break
-			}
-			if t = s.next(); s.err != nil {
-				return nil, s.err
-			}
-			if t.kind == tNewline || t.kind == tEOF {
-				break // a trailing ';'
-			}
+		}
+		if t.kind != tOp { // the end of the line
+			return calls, buf, nil
+		}
+		if t = s.next(); s.err != nil {
+			return nil, buf, s.err
+		}
+		if t.kind == tNewline || t.kind == tEOF {
+			return calls, buf, nil // a trailing ';'
 		}
 	}
 }

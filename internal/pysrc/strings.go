@@ -1,33 +1,51 @@
 package pysrc
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // String and f-string tokenization. Escapes are only validated here (an
 // invalid one makes the whole file a syntax error, wherever it is); they are
 // decoded later, and only for the literals of register calls.
 
-// strStop marks the bytes the string scanner must look at: bit 1 in
-// "-quoted strings, bit 2 in '-quoted ones, bit 4 for non-ASCII (refused in
-// bytes literals).
-var strStop = func() (t [256]uint8) {
-	for _, c := range []byte{'\\', '\n', '\r'} {
-		t[c] = 3
-	}
-	t['"'] |= 1
-	t['\''] |= 2
-	for c := 0x80; c < 256; c++ {
-		t[c] = 4
-	}
-	return t
-}()
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
 
-func stopMask(quote byte, flags uint8) uint8 {
-	m := uint8(1)
-	if quote == '\'' {
-		m = 2
+// zeroBytes flags the zero bytes of x: the lowest flag is exact, and any
+// false flag lies above a true one (a borrow only starts at a zero byte).
+func zeroBytes(x uint64) uint64 { return (x - swarLo) &^ x & swarHi }
+
+// stringStop returns the offset of the first byte at or after i that the
+// string scanner must look at, or len(src): the quote, a backslash, a
+// control character (line breaks among them), '{' or '}' when braces is
+// set, any non-ASCII byte when nonASCII is set. It reads eight bytes at a
+// time, string bodies being a large part of a file; a control character
+// other than a line break is a stop the caller steps over.
+func stringStop(src []byte, i int, quote byte, braces, nonASCII bool) int {
+	q := swarLo * uint64(quote)
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		m := zeroBytes(v^q) | zeroBytes(v^(swarLo*'\\')) | (v-swarLo*0x20)&^v&swarHi
+		if braces {
+			m |= zeroBytes(v^(swarLo*'{')) | zeroBytes(v^(swarLo*'}'))
+		}
+		if nonASCII {
+			m |= v & swarHi
+		}
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
 	}
-	if flags&fBytes != 0 {
-		m |= 4
+	for ; i < len(src); i++ {
+		c := src[i]
+		if c == quote || c == '\\' || c < 0x20 || braces && (c == '{' || c == '}') || nonASCII && c >= 0x80 {
+			return i
+		}
 	}
-	return m
+	return i
 }
 
 func (s *scanner) isTriple(q int) bool {
@@ -56,15 +74,12 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 	quote := src[q]
 	triple := s.isTriple(q)
 	line := s.line
-	mask := stopMask(quote, flags)
 	i := q + 1
 	if triple {
 		i = q + 3
 	}
 	for {
-		for i < len(src) && strStop[src[i]]&mask == 0 {
-			i++
-		}
+		i = stringStop(src, i, quote, false, flags&fBytes != 0)
 		if i >= len(src) {
 			s.pos = i
 			return s.unterminated(line, triple, false)
@@ -105,7 +120,7 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 			s.pos = i
 			s.newline()
 			i = s.pos
-		default:
+		default: // a control character, or non-ASCII in bytes
 			if c >= 0x80 {
 				return s.fail(i, s.line, "bytes can only contain ASCII literal characters")
 			}
@@ -246,12 +261,8 @@ func (s *scanner) scanFString(start, q int, flags uint8) token {
 // quote, or, in a format spec, up to (not past) the '}' that ends it.
 func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, inSpec bool) bool {
 	src := s.src
-	mask := stopMask(quote, flags)
 	for {
-		i := s.pos
-		for i < len(src) && strStop[src[i]]&mask == 0 && src[i] != '{' && src[i] != '}' {
-			i++
-		}
+		i := stringStop(src, s.pos, quote, true, flags&fBytes != 0)
 		s.pos = i
 		if i >= len(src) {
 			s.unterminated(line, triple, true)
@@ -329,7 +340,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 			s.fail(i, s.line, "f-string: single '}' is not allowed")
 			return false
 		default:
-			s.pos = i + 1 // a quote of the other kind, or non-ASCII text
+			s.pos = i + 1 // a control character other than a line break
 		}
 	}
 }

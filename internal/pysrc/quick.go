@@ -1,0 +1,307 @@
+package pysrc
+
+import "bytes"
+
+// The quick check. A test file holds its registrations on a few logical
+// lines at column 0, yet every byte of it must be tokenized, because any
+// tokenizer error anywhere makes the file an error. quickScan does that
+// validation without making tokens, in one loop over the bytes with the
+// state in local variables, and notes the logical lines that may hold a
+// registration; the scanner then reads only those lines.
+//
+// It only ever accepts: whatever it does not handle itself (any error, a
+// carriage return, tabs or form feeds in indentation, non-ASCII text
+// outside strings and comments, bytes literals, a line that starts with a
+// continuation, very deep nesting) makes run report false, and ReadCalls
+// reads the whole file with the scanner instead, which gives the exact
+// error. Strings and numbers are checked by the scanner's own functions.
+
+// quickClass sorts the bytes the quick check dispatches on.
+type quickClass uint8
+
+const (
+	qBad quickClass = iota // anything the quick check leaves to the scanner
+	qSpace
+	qNewline
+	qHash
+	qQuote
+	qLetter
+	qDigit
+	qDot
+	qOpen
+	qClose
+	qColon
+	qSemicolon
+	qBang
+	qBackslash
+	qOp // an operator character with no role here
+)
+
+var quickClasses = func() (t [256]quickClass) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = qLetter, qLetter
+	}
+	t['_'] = qLetter
+	for c := '0'; c <= '9'; c++ {
+		t[c] = qDigit
+	}
+	for _, c := range []byte("=%&^|+@-*/<>,~") {
+		t[c] = qOp
+	}
+	t[' '], t['\t'], t['\f'] = qSpace, qSpace, qSpace
+	t['\n'] = qNewline
+	t['#'] = qHash
+	t['"'], t['\''] = qQuote, qQuote
+	t['.'] = qDot
+	t['('], t['['], t['{'] = qOpen, qOpen, qOpen
+	t[')'], t[']'], t['}'] = qClose, qClose, qClose
+	t[':'] = qColon
+	t[';'] = qSemicolon
+	t['!'] = qBang
+	t['\\'] = qBackslash
+	return t
+}()
+
+// asciiWord marks the ASCII bytes that continue an identifier.
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		t[c] = identChar[c]
+	}
+	return t
+}()
+
+// Limits of the quick check, below CPython's so that it never has to
+// produce their errors.
+const (
+	quickMaxIndents  = 64
+	quickMaxBrackets = maxBrackets - 10
+)
+
+type quickScan struct {
+	sc       scanner // checks strings and numbers, and holds the brackets
+	indents  [quickMaxIndents]int
+	brackets [32]bracket
+	candBuf  [4]int
+	cands    []int // offsets of the logical lines the scanner must read
+}
+
+// run checks src (already known to be UTF-8 without NUL bytes) and reports
+// whether the quick check accepts it; then q.cands holds the start of
+// every logical line at column 0 that begins with '(' or a name of names,
+// or holds a ';' outside brackets.
+func (q *quickScan) run(src []byte, names map[string]bool) bool {
+	if bytes.IndexByte(src, '\r') >= 0 {
+		return false
+	}
+	q.sc = scanner{src: src, line: 1}
+	q.sc.stack = q.brackets[:0]
+	q.cands = q.candBuf[:0]
+	sc := &q.sc
+	indents := q.indents[:1]
+	indents[0] = 0
+	pendingBlock := false // the last logical line ended with ':'
+	n := len(src)
+	i := 0
+	for i < n {
+		// A physical line begins at i, outside brackets.
+		lineStart := i
+		for i < n && src[i] == ' ' {
+			i++
+		}
+		if i >= n {
+			break
+		}
+		switch src[i] {
+		case '\n':
+			i++
+			continue
+		case '#':
+			if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+				i += k + 1
+			} else {
+				i = n
+			}
+			continue
+		case '\t', '\f', '\\':
+			return false
+		}
+
+		col := i - lineStart
+		switch top := indents[len(indents)-1]; {
+		case col == top:
+			if pendingBlock {
+				return false
+			}
+		case col > top:
+			if !pendingBlock || len(indents) == quickMaxIndents {
+				return false
+			}
+			indents = append(indents, col)
+		default:
+			if pendingBlock {
+				return false
+			}
+			for col < indents[len(indents)-1] {
+				indents = indents[:len(indents)-1]
+			}
+			if col != indents[len(indents)-1] {
+				return false
+			}
+		}
+		topLevel := col == 0
+		if topLevel {
+			if c := src[i]; c == '(' {
+				q.cands = append(q.cands, lineStart)
+			} else if quickClasses[c] == qLetter {
+				j := i + 1
+				for j < n && asciiWord[src[j]] {
+					j++
+				}
+				if names[string(src[i:j])] {
+					q.cands = append(q.cands, lineStart)
+				}
+			}
+		}
+
+		// The tokens up to the end of the logical line.
+		lastColon := false
+	line:
+		for {
+			if i >= n {
+				if len(sc.stack) > 0 || lastColon {
+					return false
+				}
+				return true
+			}
+			c := src[i]
+			switch quickClasses[c] {
+			case qSpace:
+				i++
+				continue
+			case qLetter:
+				j := i + 1
+				for j < n && asciiWord[src[j]] {
+					j++
+				}
+				if j < n && quickClasses[src[j]] == qQuote {
+					flags, ok := stringPrefix(src[i:j])
+					switch {
+					case ok:
+						if flags&fBytes != 0 {
+							return false
+						}
+						sc.prevString = 0
+						sc.scanString(i, j, flags)
+						if sc.err != nil {
+							return false
+						}
+						j = sc.pos
+					case !isKeyword(src[i:j]):
+						return false
+					}
+				}
+				i = j
+			case qQuote:
+				sc.prevString = 0
+				sc.scanString(i, i, 0)
+				if sc.err != nil {
+					return false
+				}
+				i = sc.pos
+			case qDigit:
+				sc.pos = i
+				sc.scanNumber()
+				if sc.err != nil {
+					return false
+				}
+				i = sc.pos
+			case qDot:
+				if i+1 < n && isDigit(src[i+1]) {
+					sc.pos = i
+					sc.scanNumber()
+					if sc.err != nil {
+						return false
+					}
+					i = sc.pos
+				} else {
+					i++
+				}
+			case qOp:
+				i++
+			case qColon:
+				i++
+				lastColon = i >= n || src[i] != '='
+				continue
+			case qSemicolon:
+				if topLevel && len(sc.stack) == 0 && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
+					q.cands = append(q.cands, lineStart)
+				}
+				i++
+			case qOpen:
+				if len(sc.stack) >= quickMaxBrackets {
+					return false
+				}
+				sc.stack = append(sc.stack, bracket{ch: c})
+				i++
+			case qClose:
+				if len(sc.stack) == 0 || sc.stack[len(sc.stack)-1].ch != openerOf(c) {
+					return false
+				}
+				sc.stack = sc.stack[:len(sc.stack)-1]
+				i++
+			case qBang:
+				if i+1 >= n || src[i+1] != '=' {
+					return false
+				}
+				i += 2
+			case qHash:
+				if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+					i += k
+				} else {
+					i = n
+				}
+				continue
+			case qBackslash:
+				if i+1 >= n || src[i+1] != '\n' {
+					return false
+				}
+				i += 2
+				continue
+			case qNewline:
+				i++
+				if len(sc.stack) > 0 {
+					continue
+				}
+				pendingBlock = lastColon
+				break line
+			default:
+				return false
+			}
+			lastColon = false
+		}
+	}
+	return !pendingBlock
+}
+
+// readCandidates reads the logical lines run noted with the scanner, in
+// order, and returns their register calls.
+func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, error) {
+	var calls []Call
+	var buf []token
+	line, at := 1, 0
+	for _, off := range q.cands {
+		line += bytes.Count(src[at:off], []byte{'\n'})
+		at = off
+		s := newScanner(src)
+		s.pos, s.line, s.lineStart = off, int32(line), off
+		t := s.next()
+		if s.err != nil {
+			return nil, s.err
+		}
+		var err error
+		if calls, buf, err = s.readLine(t, names, true, calls, buf); err != nil {
+			return nil, err
+		}
+	}
+	return calls, nil
+}
