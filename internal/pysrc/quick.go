@@ -62,6 +62,52 @@ var quickClasses = func() (t [256]quickClass) {
 	return t
 }()
 
+// plain marks the bytes the quick check skips in bulk: letters, '_',
+// blanks and the operator characters with no role in it, '.' and ':'
+// among them. Digits are not plain (a number must be checked), nor is
+// anything that opens a string or comment, changes the brackets or ends
+// a line.
+var plain = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		switch quickClasses[c] {
+		case qLetter, qSpace, qOp, qDot, qColon:
+			t[c] = true
+		}
+	}
+	return t
+}()
+
+// plainBits is plain as 0 and 1, to test eight bytes without branches.
+var plainBits = func() (t [256]uint8) {
+	for c, p := range plain {
+		if p {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// endsWithColon reports whether the last token of the logical line from
+// start to end is ':' (so the next line must open a block). commentAt is
+// where the last comment started and physStart where the line's last
+// physical line starts.
+func endsWithColon(src []byte, start, end, commentAt, physStart int) bool {
+	if commentAt >= physStart {
+		end = commentAt
+	}
+	for end > start {
+		switch c := src[end-1]; {
+		case c == ' ' || c == '\t' || c == '\f':
+			end--
+		case c == '\n' && end-2 >= start && src[end-2] == '\\':
+			end -= 2 // a line continuation
+		default:
+			return c == ':'
+		}
+	}
+	return false
+}
+
 // asciiWord marks the ASCII bytes that continue an identifier.
 var asciiWord = func() (t [256]bool) {
 	for c := 0; c < 0x80; c++ {
@@ -163,75 +209,81 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 			}
 		}
 
-		// The tokens up to the end of the logical line.
-		lastColon := false
+		// The tokens up to the end of the logical line. Plain bytes are
+		// skipped in bulk; the line's last token is found by looking back
+		// from its end, so whether it was ':' needs no tracking.
+		numEnd := 0     // where the last number ended
+		commentAt := -1 // where the last comment started
+		physStart := lineStart
 	line:
 		for {
+			for i+8 <= n {
+				b := (*[8]byte)(src[i : i+8])
+				if plainBits[b[0]]&plainBits[b[1]]&plainBits[b[2]]&plainBits[b[3]]&
+					plainBits[b[4]]&plainBits[b[5]]&plainBits[b[6]]&plainBits[b[7]] == 0 {
+					break
+				}
+				i += 8
+			}
+			for i < n && plain[src[i]] {
+				i++
+			}
 			if i >= n {
-				if len(sc.stack) > 0 || lastColon {
+				if len(sc.stack) > 0 || endsWithColon(src, lineStart, n, commentAt, physStart) {
 					return false
 				}
 				return true
 			}
 			c := src[i]
 			switch quickClasses[c] {
-			case qSpace:
-				i++
-				continue
-			case qLetter:
-				j := i + 1
-				for j < n && asciiWord[src[j]] {
-					j++
+			case qQuote:
+				// A name right before the quote is its prefix (or a
+				// keyword such as in "if'x'"); a number ends a name.
+				w := i
+				for w > numEnd && asciiWord[src[w-1]] {
+					w--
 				}
-				if j < n && quickClasses[src[j]] == qQuote {
-					flags, ok := stringPrefix(src[i:j])
-					switch {
-					case ok:
-						if flags&fBytes != 0 {
+				flags := uint8(0)
+				if w < i {
+					var ok bool
+					flags, ok = stringPrefix(src[w:i])
+					if !ok {
+						if !isKeyword(src[w:i]) {
 							return false
 						}
-						sc.prevString = 0
-						sc.scanString(i, j, flags)
-						if sc.err != nil {
-							return false
-						}
-						j = sc.pos
-					case !isKeyword(src[i:j]):
+						w, flags = i, 0
+					}
+					if flags&fBytes != 0 {
 						return false
 					}
 				}
-				i = j
-			case qQuote:
 				sc.prevString = 0
-				sc.scanString(i, i, 0)
+				sc.scanString(w, i, flags)
 				if sc.err != nil {
 					return false
 				}
 				i = sc.pos
 			case qDigit:
-				sc.pos = i
+				// A digit continues a name, or starts a number (with the
+				// '.' before it, if any).
+				if i > numEnd && asciiWord[src[i-1]] {
+					i++
+					continue
+				}
+				at := i
+				if i > 0 && src[i-1] == '.' {
+					if i > 1 && src[i-2] == '.' {
+						return false // dots group into "..." first
+					}
+					at = i - 1
+				}
+				sc.pos = at
 				sc.scanNumber()
 				if sc.err != nil {
 					return false
 				}
 				i = sc.pos
-			case qDot:
-				if i+1 < n && isDigit(src[i+1]) {
-					sc.pos = i
-					sc.scanNumber()
-					if sc.err != nil {
-						return false
-					}
-					i = sc.pos
-				} else {
-					i++
-				}
-			case qOp:
-				i++
-			case qColon:
-				i++
-				lastColon = i >= n || src[i] != '='
-				continue
+				numEnd = i
 			case qSemicolon:
 				if topLevel && len(sc.stack) == 0 && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
 					q.cands = append(q.cands, lineStart)
@@ -255,29 +307,30 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				}
 				i += 2
 			case qHash:
+				commentAt = i
 				if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
 					i += k
 				} else {
 					i = n
 				}
-				continue
 			case qBackslash:
 				if i+1 >= n || src[i+1] != '\n' {
 					return false
 				}
 				i += 2
-				continue
+				physStart = i
 			case qNewline:
-				i++
 				if len(sc.stack) > 0 {
+					i++
+					physStart = i
 					continue
 				}
-				pendingBlock = lastColon
+				pendingBlock = endsWithColon(src, lineStart, i, commentAt, physStart)
+				i++
 				break line
 			default:
 				return false
 			}
-			lastColon = false
 		}
 	}
 	return !pendingBlock
