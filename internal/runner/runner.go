@@ -103,6 +103,8 @@ func (r *FileResult) Reason() string {
 		return "could not start: " + last.StartError
 	case last.ExitCode != nil:
 		return fmt.Sprintf("exit code %d", *last.ExitCode)
+	case len(r.Attempts) == 0 && r.Status == Fail:
+		return "no attempt allowed by --max-attempts"
 	}
 	return ""
 }
@@ -131,9 +133,12 @@ const TailSize = 64 << 10
 type Options struct {
 	Root string // the repository root: children's working directory and the base of their paths
 
-	TimeoutPerFile       int // seconds
-	ContinueOnError      bool
-	EnableRetry          bool
+	TimeoutPerFile  int // seconds
+	ContinueOnError bool
+	EnableRetry     bool
+	// MaxAttempts bounds the attempts per file when EnableRetry is set.
+	// As in run_suite.py, a value below 1 allows no attempt at all: every
+	// file then fails without running.
 	MaxAttempts          int
 	RetryWait            time.Duration
 	RetryTimeoutIncrease int // seconds, added to TimeoutPerFile when retrying
@@ -187,9 +192,6 @@ func (o *Options) defaults() {
 	}
 	if o.Env == nil {
 		o.Env = os.Environ()
-	}
-	if o.MaxAttempts < 1 {
-		o.MaxAttempts = 1
 	}
 }
 
@@ -277,6 +279,13 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 	attempts := 1
 	if o.EnableRetry {
 		attempts = o.MaxAttempts
+	}
+	if attempts < 1 {
+		// run_suite.py's retry loop never starts then, and the file counts
+		// as failed without a group, a summary line or a child.
+		res.Status = Fail
+		r.printf("\nFAILED: %s was not run: --max-attempts %d allows no attempt\n\n", res.File, attempts)
+		return
 	}
 	full := filepath.Join(o.Root, res.File)
 	for a := 1; a <= attempts; a++ {

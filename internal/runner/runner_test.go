@@ -80,7 +80,7 @@ func baseOptions(root string, out *bytes.Buffer) (Options, *recLog) {
 	log := &recLog{}
 	clock := &fakeClock{}
 	return Options{
-		Root: root, TimeoutPerFile: 30, Out: out, ErrOut: out, Log: log, Now: clock.Now,
+		Root: root, TimeoutPerFile: 30, MaxAttempts: 2, Out: out, ErrOut: out, Log: log, Now: clock.Now,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}, log
 }
@@ -153,6 +153,33 @@ func TestRun_Outcomes(t *testing.T) {
 			statuses: []Status{Fail},
 			log:      []string{"group imp.py  (1/1 est=1s attempt=1)", "endgroup", "[1/1] imp.py FAIL 1s exit=1"},
 			summary:  []string{"[CI Retry] imp.py failed with non-retriable error: ImportError - not retrying\n", "  imp.py (exit code 1)\n"},
+		},
+		{
+			name:     "retry with max attempts 0 runs nothing and fails",
+			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			plan:     []File{{"a.py", 1}, {"b.py", 1}},
+			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 0 },
+			statuses: []Status{Fail, NotRun},
+			log:      nil,
+			summary:  []string{"Fail. Time elapsed: ", "Test Summary: 0/2 passed\n", "  a.py (no attempt allowed by --max-attempts)\n"},
+		},
+		{
+			name:     "retry with negative max attempts and continue on error fails every file",
+			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			plan:     []File{{"a.py", 1}, {"b.py", 1}},
+			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = -1; o.ContinueOnError = true },
+			statuses: []Status{Fail, Fail},
+			log:      nil,
+			summary:  []string{"Test Summary: 0/2 passed\n"},
+		},
+		{
+			name:     "max attempts 0 without retry still runs each file once",
+			files:    map[string]string{"a.py": pyPass},
+			plan:     []File{{"a.py", 1}},
+			tweak:    func(o *Options) { o.MaxAttempts = 0 },
+			statuses: []Status{Pass},
+			log:      []string{"group a.py  (1/1 est=1s attempt=1)", "endgroup", "[1/1] a.py PASS 1s"},
+			summary:  []string{"Success. Time elapsed: "},
 		},
 		{
 			name:     "a child that cannot start fails its file",
