@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,26 +110,52 @@ type suiteJSON struct {
 }
 
 func writeSuitesJSON(w io.Writer, suites []config.Suite, regs []registry.Registration) error {
-	doc := struct {
-		Suites        []suiteJSON             `json:"suites"`
-		Registrations []registry.Registration `json:"registrations"`
-	}{Suites: []suiteJSON{}, Registrations: regs}
-	if doc.Registrations == nil {
-		doc.Registrations = []registry.Registration{}
-	}
+	list := []suiteJSON{}
 	for _, s := range suites {
 		runsOn := s.RunsOn
 		if runsOn == nil {
 			runsOn = []string{}
 		}
-		doc.Suites = append(doc.Suites, suiteJSON{
+		list = append(list, suiteJSON{
 			Name: s.Name, Backend: string(s.Backend), RunsOn: runsOn, Shards: s.Shards, External: s.External,
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	// The registrations are written one at a time: on a repository of
+	// 100,000 test files, encoding the whole document into one buffer (and
+	// indenting it into a second) would double the command's peak memory.
+	// The bytes are those json.Encoder with a two-space indent writes.
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
+	encode := func(prefix string, v any) error {
+		item.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("write JSON: %w", err)
+		}
+		_, err := bw.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n")))
+		return err
+	}
+	bw.WriteString("{\n  \"suites\": ")
+	if err := encode("  ", list); err != nil {
+		return err
+	}
+	bw.WriteString(",\n  \"registrations\": [")
+	for i := range regs {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		if err := encode("    ", &regs[i]); err != nil {
+			return err
+		}
+	}
+	if len(regs) > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write JSON: %w", err)
 	}
 	return nil
