@@ -39,13 +39,14 @@ suite's backend. With --id, print that shard's files one per line.`,
   miles-ci partition --suite stage-c-4-gpu-h200 --labels run-ci-fsdp --id 1`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			help, err := parseOwnFlags(cmd, args)
+			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
 				return err
 			}
 			if help {
 				return cmd.Help()
 			}
+			opts.extras = extras
 			if err := opts.validate(); err != nil {
 				return err
 			}

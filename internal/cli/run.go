@@ -32,13 +32,14 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			help, err := parseOwnFlags(cmd, args)
+			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
 				return err
 			}
 			if help {
 				return cmd.Help()
 			}
+			sf.extras = extras
 			if err := opts.fromSelection(sf); err != nil {
 				return err
 			}

@@ -98,6 +98,22 @@ func TestNewCmdRun_ParsesFlags(t *testing.T) {
 			},
 		},
 		{
+			name: "argparse's abbreviations, int forms and an empty suite",
+			args: []string{"--hw", "cuda", "--su", "", "--list", "--match", "--co", "--lab", "run-ci-a",
+				"--auto-partition-s", "1_0", "--auto-partition-i", " ٣ ", "--max", "+3"},
+			check: func(t *testing.T, o *RunOptions) {
+				assert.Equal(t, "", o.Suite)
+				assert.True(t, o.ListOnly)
+				assert.True(t, o.MatchAllLabels)
+				assert.True(t, o.ContinueOnError)
+				assert.Equal(t, []string{"run-ci-a"}, o.Labels)
+				assert.True(t, o.PartitionSet)
+				assert.Equal(t, 10, o.PartitionSize)
+				assert.Equal(t, 3, o.PartitionID)
+				assert.Equal(t, 3, o.MaxAttempts)
+			},
+		},
+		{
 			name: "the last labels flag wins",
 			args: []string{"--labels", "run-ci-a", "--hw", "cuda", "--suite", "s", "--labels", "run-ci-b"},
 			check: func(t *testing.T, o *RunOptions) {
@@ -137,7 +153,13 @@ func TestNewCmdRun_UsageErrors(t *testing.T) {
 		{"a flag value that is a flag", []string{"--hw", "cuda", "--suite", "--list-only"}, "argument --suite: expected one argument"},
 		{"a positional argument", append(base, "extra"), "unrecognized arguments: extra"},
 		{"labels with equals take one value", append(base, "--labels=a", "b"), "unrecognized arguments: b"},
-		{"unknown flag", append(base, "--bogus"), "unknown flag: --bogus"},
+		{"unknown flag", append(base, "--bogus"), "unrecognized arguments: --bogus"},
+		{"unknown flags and values together", append(base, "--bogus=1", "x", "-y"), "unrecognized arguments: --bogus=1 x -y"},
+		{"a double dash", append(base, "--list-only", "--", "x"), "unrecognized arguments: -- x"},
+		{"required flags before unrecognized arguments", []string{"--", "--hw", "cuda"}, "the following arguments are required: --hw, --suite"},
+		{"a value for a flag that takes none", append(base, "--list-only=false"), "argument --list-only: ignored explicit argument 'false'"},
+		{"an ambiguous prefix", append(base, "--auto-partition", "1"), "ambiguous option: --auto-partition could match --auto-partition-id, --auto-partition-size"},
+		{"an int with a double underscore", append(base, "--max-attempts", "1__0"), "argument --max-attempts: invalid int value: '1__0'"},
 		{"json without list-only", append(base, "--json"), "--json needs --list-only"},
 	}
 	for _, tt := range tests {

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,6 +40,11 @@ type selectionFlags struct {
 	// cadenceOrder lists --cadence and --nightly in the order given, for
 	// the message naming both.
 	cadenceOrder []string
+	// suiteSet records that --suite was given: `--suite ''` satisfies
+	// argparse's required check (and then names no known suite).
+	suiteSet bool
+	// extras are the arguments no flag took (see normalizeArgs).
+	extras []string
 }
 
 // argError is a flag value argparse would refuse, with argparse's message.
@@ -54,7 +61,7 @@ func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
 		hwHelp += " (default: the suite's backend)"
 	}
 	fs.Var(&choiceValue{flag: "--hw", target: &s.HW, choices: []string{"cpu", "cuda", "rocm"}}, "hw", hwHelp)
-	fs.StringVar(&s.Suite, "suite", "", "the suite (CI stage) to select")
+	fs.Var(&stringValue{target: &s.Suite, set: &s.suiteSet}, "suite", "the suite (CI stage) to select")
 	s.Cadence = policy.Regular
 	fs.Var(&choiceValue{flag: "--cadence", target: &s.Cadence, choices: config.Cadences,
 		seen: func() { s.cadenceOrder = append(s.cadenceOrder, "--cadence") }},
@@ -68,8 +75,9 @@ func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
 	fs.BoolVar(&s.MatchAllLabels, "match-all-labels", false, "include every known domain label")
 }
 
-// resolve checks what pflag cannot: the two cadence flags together, the
-// required flags. It leaves the effective cadence in s.Cadence.
+// resolve checks what pflag cannot, in argparse's order: the two cadence
+// flags together, the required flags, then the unrecognized arguments. It
+// leaves the effective cadence in s.Cadence.
 func (s *selectionFlags) resolve(hwRequired bool) error {
 	if len(s.cadenceOrder) > 1 {
 		first := s.cadenceOrder[0]
@@ -83,11 +91,14 @@ func (s *selectionFlags) resolve(hwRequired bool) error {
 	if hwRequired && s.HW == "" {
 		missing = append(missing, "--hw")
 	}
-	if s.Suite == "" {
+	if !s.suiteSet {
 		missing = append(missing, "--suite")
 	}
 	if len(missing) > 0 {
 		return usageErrorf("the following arguments are required: %s", strings.Join(missing, ", "))
+	}
+	if err := unrecognized(s.extras); err != nil {
+		return err
 	}
 	if s.Nightly {
 		s.Cadence = policy.Nightly
@@ -97,100 +108,220 @@ func (s *selectionFlags) resolve(hwRequired bool) error {
 
 // parseOwnFlags parses args (everything after the command path, global
 // flags included) into cmd's flags. It returns help=true when --help was
-// asked for; every error is a *UsageError.
-func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, err error) {
+// asked for, and the arguments argparse would call unrecognized (the caller
+// reports them after the required flags, as argparse does); every error is a
+// *UsageError.
+func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, extras []string, err error) {
 	cmd.InheritedFlags() // merges the global flags into cmd.Flags()
 	fs := cmd.Flags()
-	rewritten, err := rewriteListArgs(fs, args, labelsFlag)
+	normalized, extras, err := normalizeArgs(fs, args, labelsFlag)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
-	if err := fs.Parse(rewritten); err != nil {
+	if err := fs.Parse(normalized); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
+			return true, nil, nil
 		}
 		var ae *argError
 		if errors.As(err, &ae) {
-			return false, &UsageError{Msg: ae.msg}
+			return false, nil, &UsageError{Msg: ae.msg}
 		}
-		return false, &UsageError{Msg: err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return false, usageErrorf("unrecognized arguments: %s", strings.Join(fs.Args(), " "))
+		return false, nil, &UsageError{Msg: err.Error()}
 	}
 	help, _ = fs.GetBool("help")
-	return help, nil
+	return help, extras, nil
 }
 
-// rewriteListArgs rewrites each occurrence of the zero-or-more-valued flag
-// list in args into the single token --list=<JSON array of its values>.
-// Values are taken argparse's way: `--list=v` is exactly one value; a bare
-// `--list` takes every following token up to the first that looks like an
-// option (see looksLikeOption) or `--`, possibly none. The values of other
-// flags are skipped over so that they are never read as options, and, as in
-// argparse, a flag whose value looks like an option is an error.
-func rewriteListArgs(fs *pflag.FlagSet, args []string, list string) ([]string, error) {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
+// unrecognized is argparse's error for the arguments no flag took.
+func unrecognized(extras []string) error {
+	if len(extras) == 0 {
+		return nil
+	}
+	return usageErrorf("unrecognized arguments: %s", strings.Join(extras, " "))
+}
+
+// argparseFlags are run_suite.py's option strings in its parser's order. An
+// abbreviated long flag (argparse accepts any unambiguous prefix, so
+// `--list` is `--list-only`) is resolved against these first, so that the
+// flags miles-ci adds cannot make a prefix ambiguous that run_suite.py
+// accepts (`--co` is `--continue-on-error`, not also `--config`).
+var argparseFlags = []string{
+	"help", "hw", "suite", "cadence", "nightly", "timeout-per-file", "continue-on-error",
+	"auto-partition-id", "auto-partition-size", "enable-retry", "max-attempts",
+	"retry-wait-seconds", "retry-timeout-increase", "list-only", "labels", "match-all-labels",
+}
+
+// argKind is what argparse makes of one argv token.
+type argKind int
+
+const (
+	argValue   argKind = iota // a value (argparse's 'A')
+	argOption                 // a known flag, possibly abbreviated
+	argUnknown                // looks like an option but names no flag
+)
+
+// classifiedArg is one argv token as argparse classifies it.
+type classifiedArg struct {
+	kind     argKind
+	flag     *pflag.Flag // argOption
+	explicit *string     // the text after '=' (or after -h), argOption only
+}
+
+// classifyArg tells, as argparse does, whether a is a value, a flag (exact,
+// with `=value`, or a unique prefix of a long flag) or an unknown option: it
+// starts with '-' and is not '-' alone, a negative number, or a text with a
+// space that names no flag.
+func classifyArg(fs *pflag.FlagSet, a string) (classifiedArg, error) {
+	if len(a) < 2 || a[0] != '-' {
+		return classifiedArg{kind: argValue}, nil
+	}
+	if !strings.HasPrefix(a, "--") {
+		// The only short flag is -h; "-hx" is -h with an explicit "x".
+		if fl := fs.ShorthandLookup(a[1:2]); fl != nil {
+			c := classifiedArg{kind: argOption, flag: fl}
+			if len(a) > 2 {
+				rest := strings.TrimPrefix(a[2:], "=")
+				c.explicit = &rest
+			}
+			return c, nil
+		}
+	} else if a != "--" {
+		name, value, hasValue := strings.Cut(a[2:], "=")
+		fl := fs.Lookup(name)
+		if fl == nil {
+			var err error
+			if fl, err = lookupPrefix(fs, name); err != nil {
+				return classifiedArg{}, err
+			}
+		}
+		if fl != nil {
+			c := classifiedArg{kind: argOption, flag: fl}
+			if hasValue {
+				c.explicit = &value
+			}
+			return c, nil
+		}
+	}
+	if negativeNumber.MatchString(a) || strings.Contains(a, " ") {
+		return classifiedArg{kind: argValue}, nil
+	}
+	return classifiedArg{kind: argUnknown}, nil
+}
+
+// lookupPrefix resolves an abbreviated long flag name: first among
+// run_suite.py's flags, then among all of fs's. No match is (nil, nil).
+func lookupPrefix(fs *pflag.FlagSet, prefix string) (*pflag.Flag, error) {
+	if prefix == "" {
+		return nil, nil
+	}
+	var compat, all []*pflag.Flag
+	for _, name := range argparseFlags {
+		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(name, prefix) {
+			compat = append(compat, fl)
+		}
+	}
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if strings.HasPrefix(fl.Name, prefix) {
+			all = append(all, fl)
+		}
+	})
+	for _, cands := range [][]*pflag.Flag{compat, all} {
+		switch len(cands) {
+		case 0:
+			continue
+		case 1:
+			return cands[0], nil
+		}
+		names := make([]string, len(cands))
+		for i, fl := range cands {
+			names[i] = "--" + fl.Name
+		}
+		return nil, usageErrorf("ambiguous option: --%s could match %s", prefix, strings.Join(names, ", "))
+	}
+	return nil, nil
+}
+
+// normalizeArgs rewrites args the way argparse reads them into tokens pflag
+// parses unambiguously: every flag by its full name, a value always joined
+// by '=' (`--suite=-x` cannot be misread), and each occurrence of the
+// zero-or-more-valued flag list as the single token --list=<JSON array of
+// its values>. Values are taken argparse's way: `--list=v` is exactly one
+// value; a bare `--list` takes every following value (see classifyArg) up
+// to the first option or `--`, possibly none. A flag that takes one value
+// must be followed by a value; a flag that takes none refuses `=value`.
+// Unknown options, values no flag took, and everything from `--` on are
+// returned as extras, which argparse reports as unrecognized.
+func normalizeArgs(fs *pflag.FlagSet, args []string, list string) (out, extras []string, err error) {
+	// argparse classifies every token before it consumes any, so an
+	// ambiguous prefix anywhere is the first error.
+	kinds := make([]classifiedArg, len(args))
+	for i, a := range args {
 		if a == "--" {
-			out = append(out, args[i:]...)
 			break
 		}
-		if !looksLikeOption(fs, a) || !strings.HasPrefix(a, "--") {
-			out = append(out, a)
+		if kinds[i], err = classifyArg(fs, a); err != nil {
+			return nil, nil, err
+		}
+	}
+	out = make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a, k := args[i], kinds[i]
+		if a == "--" {
+			extras = append(extras, args[i:]...)
+			break
+		}
+		switch k.kind {
+		case argValue, argUnknown:
+			extras = append(extras, a)
 			continue
 		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		if name == list {
-			var values []string
-			if hasValue {
-				values = []string{value}
+		fl := k.flag
+		flagName := "--" + fl.Name
+		if fl.Shorthand != "" {
+			flagName = "-" + fl.Shorthand + "/" + flagName
+		}
+		next := func() (string, bool) {
+			if i+1 < len(args) && args[i+1] != "--" && kinds[i+1].kind == argValue {
+				i++
+				return args[i], true
+			}
+			return "", false
+		}
+		switch {
+		case fl.Name == list:
+			values := []string{}
+			if k.explicit != nil {
+				values = append(values, *k.explicit)
 			} else {
-				values = []string{}
-				for i+1 < len(args) && args[i+1] != "--" && !looksLikeOption(fs, args[i+1]) {
-					values = append(values, args[i+1])
-					i++
+				for v, ok := next(); ok; v, ok = next() {
+					values = append(values, v)
 				}
 			}
 			enc, _ := json.Marshal(values) // a []string always encodes
 			out = append(out, "--"+list+"="+string(enc))
-			continue
+		case fl.NoOptDefVal != "":
+			if k.explicit != nil {
+				return nil, nil, usageErrorf("argument %s: ignored explicit argument %s", flagName, pyfmt.Repr(*k.explicit))
+			}
+			out = append(out, "--"+fl.Name)
+		default:
+			value := ""
+			if k.explicit != nil {
+				value = *k.explicit
+			} else {
+				v, ok := next()
+				if !ok {
+					return nil, nil, usageErrorf("argument %s: expected one argument", flagName)
+				}
+				value = v
+			}
+			out = append(out, "--"+fl.Name+"="+value)
 		}
-		out = append(out, a)
-		fl := fs.Lookup(name)
-		if fl == nil || hasValue || fl.NoOptDefVal != "" || i+1 >= len(args) {
-			continue
-		}
-		if next := args[i+1]; next == "--" || looksLikeOption(fs, next) {
-			return nil, usageErrorf("argument --%s: expected one argument", name)
-		}
-		out = append(out, args[i+1])
-		i++
 	}
-	return out, nil
+	return out, extras, nil
 }
 
-var negativeNumber = regexp.MustCompile(`^-\d+$|^-\d*\.\d+$`)
-
-// looksLikeOption tells, as argparse does, whether a token is an option
-// rather than a value: it starts with '-' and is not '-' alone, a negative
-// number, or a text with a space that names no flag.
-func looksLikeOption(fs *pflag.FlagSet, a string) bool {
-	if len(a) < 2 || a[0] != '-' {
-		return false
-	}
-	if strings.HasPrefix(a, "--") {
-		name, _, _ := strings.Cut(a[2:], "=")
-		if fs.Lookup(name) != nil {
-			return true
-		}
-	}
-	if negativeNumber.MatchString(a) {
-		return false
-	}
-	return !strings.Contains(a, " ")
-}
+var negativeNumber = regexp.MustCompile(`^-\p{Nd}+$|^-\p{Nd}*\.\p{Nd}+$`)
 
 // choiceValue is a string flag limited to a few choices.
 type choiceValue struct {
@@ -215,6 +346,19 @@ func (v *choiceValue) Set(s string) error {
 	if v.seen != nil {
 		v.seen()
 	}
+	return nil
+}
+
+// stringValue is a string flag that records that it was given.
+type stringValue struct {
+	target *string
+	set    *bool
+}
+
+func (v *stringValue) String() string { return *v.target }
+func (v *stringValue) Type() string   { return "string" }
+func (v *stringValue) Set(s string) error {
+	*v.target, *v.set = s, true
 	return nil
 }
 
@@ -274,8 +418,8 @@ type intValue struct {
 func (v *intValue) String() string { return strconv.Itoa(*v.target) }
 func (v *intValue) Type() string   { return "int" }
 func (v *intValue) Set(s string) error {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
+	n, ok := parsePyInt(s)
+	if !ok {
 		return &argError{msg: fmt.Sprintf("argument %s: invalid int value: %s", v.flag, pyfmt.Repr(s))}
 	}
 	*v.target = n
@@ -283,6 +427,75 @@ func (v *intValue) Set(s string) error {
 		*v.set = true
 	}
 	return nil
+}
+
+// parsePyInt reads s as Python's int(s) does (argparse's type=int):
+// surrounding whitespace, an optional sign, decimal digits of any script,
+// single underscores between digits, leading zeros. A value beyond int's
+// range saturates (Python's ints are unbounded).
+func parsePyInt(s string) (int, bool) {
+	s = strings.TrimFunc(s, isPySpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n uint64
+	overflow, digits, afterUnderscore := false, 0, false
+	for _, r := range s {
+		if r == '_' {
+			if digits == 0 || afterUnderscore {
+				return 0, false
+			}
+			afterUnderscore = true
+			continue
+		}
+		d, ok := decimalValue(r)
+		if !ok {
+			return 0, false
+		}
+		digits++
+		afterUnderscore = false
+		if n > (math.MaxUint64-9)/10 {
+			overflow = true
+		}
+		n = n*10 + uint64(d)
+	}
+	if digits == 0 || afterUnderscore {
+		return 0, false
+	}
+	switch {
+	case neg && (overflow || n > uint64(math.MaxInt64)+1):
+		return math.MinInt64, true
+	case neg:
+		return int(-int64(n-1) - 1), true
+	case overflow || n > math.MaxInt64:
+		return math.MaxInt64, true
+	}
+	return int(n), true
+}
+
+// decimalValue is the value of a Unicode decimal digit (category Nd). Each
+// range of Nd digits is made of whole runs from 0 to 9, so the value is the
+// distance from the start of the range, modulo 10.
+func decimalValue(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	start := r
+	for start > 0 && unicode.Is(unicode.Nd, start-1) {
+		start--
+	}
+	return int(r-start) % 10, true
+}
+
+// isPySpace is Python's str.isspace for one rune: Unicode white space and
+// the ASCII information separators U+001C..U+001F.
+func isPySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
 func addIntFlag(fs *pflag.FlagSet, target *int, set *bool, name string, def int, usage string) {
