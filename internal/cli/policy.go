@@ -123,6 +123,9 @@ type policyInputs struct {
 	trigger      policy.Trigger
 	changedFiles string
 	githubOutput string
+	// githubOutputSet: GITHUB_OUTPUT (or --github-output) was given, even
+	// empty. Only an unset one means "print the outputs on stdout".
+	githubOutputSet bool
 }
 
 func (o *PolicyOptions) lookup(flag *string, env string) (string, bool) {
@@ -167,8 +170,8 @@ func policyRun(opts *PolicyOptions) error {
 			CadenceOverride: opts.get(opts.CadenceOverride, envCadenceOverride),
 		},
 		changedFiles: opts.get(opts.ChangedFiles, envChangedFiles),
-		githubOutput: opts.get(opts.GitHubOutput, envGitHubOutput),
 	}
+	in.githubOutput, in.githubOutputSet = opts.lookup(opts.GitHubOutput, envGitHubOutput)
 
 	cfg, err := opts.Config()
 	if err != nil {
@@ -224,6 +227,11 @@ func policyRun(opts *PolicyOptions) error {
 	lines, err := ghactions.FormatOutputs(outputs)
 	if err != nil {
 		return policyError(opts.ErrOut, err)
+	}
+	if in.githubOutputSet && in.githubOutput == "" {
+		// ci_policy.py fails opening the empty path; writing to stdout
+		// instead would let a broken workflow step pass without outputs.
+		return policyError(opts.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
 	}
 	if in.githubOutput != "" {
 		if err := ghactions.AppendOutputs(in.githubOutput, outputs); err != nil {

@@ -233,14 +233,33 @@ func TestPolicy_ErrorsAreAnnotationsAndWriteNothing(t *testing.T) {
 }
 
 func TestPolicy_WithoutGitHubOutputPrintsTheLines(t *testing.T) {
-	for _, env := range []map[string]string{
-		{"EVENT_NAME": "workflow_dispatch"},
-		{"EVENT_NAME": "workflow_dispatch", "GITHUB_OUTPUT": ""},
+	h := &policyHarness{env: map[string]string{"EVENT_NAME": "workflow_dispatch"}}
+	require.NoError(t, h.run(t))
+	assert.Equal(t, "cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n"+
+		"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n", h.out.String())
+}
+
+// An empty GITHUB_OUTPUT is a broken step, not a terminal: ci_policy.py
+// fails opening it, and printing the outputs instead would hide that.
+func TestPolicy_AnEmptyGitHubOutputIsAnError(t *testing.T) {
+	empty := ""
+	for name, mutate := range map[string]func(*PolicyOptions){
+		"environment": func(*PolicyOptions) {},
+		"flag":        func(o *PolicyOptions) { o.GitHubOutput = &empty },
 	} {
-		h := &policyHarness{env: env}
-		require.NoError(t, h.run(t))
-		assert.Equal(t, "cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n"+
-			"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n", h.out.String())
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{"EVENT_NAME": "workflow_dispatch"}
+			if name == "environment" {
+				env["GITHUB_OUTPUT"] = ""
+			}
+			h := &policyHarness{env: env}
+			err := h.run(t, mutate)
+			var exit *ExitError
+			require.ErrorAs(t, err, &exit)
+			assert.Equal(t, 1, exit.Code)
+			assert.Equal(t, "::error::GITHUB_OUTPUT is set but empty; unset it to print the outputs on stdout\n", h.err.String())
+			assert.Empty(t, h.out.String())
+		})
 	}
 }
 
