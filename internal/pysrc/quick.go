@@ -1,6 +1,9 @@
 package pysrc
 
-import "bytes"
+import (
+	"bytes"
+	"math/bits"
+)
 
 // The quick check. A test file holds its registrations on a few logical
 // lines at column 0, yet every byte of it must be tokenized, because any
@@ -77,15 +80,86 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// plainBits is plain as 0 and 1, to test eight bytes without branches.
-var plainBits = func() (t [256]uint8) {
+// stopBits is 1 for the bytes that are not plain, to test eight bytes
+// without branches.
+var stopBits = func() (t [256]uint8) {
 	for c, p := range plain {
-		if p {
+		if !p {
 			t[c] = 1
 		}
 	}
 	return t
 }()
+
+// quickString returns the end of the string literal whose opening quote
+// is at q, for the common literals that need no more than finding their
+// end: no backslash anywhere, and in an f-string only replacement fields
+// that are a dotted name ("{self.name}") and doubled braces. It returns
+// -1 for every other literal, which the scanner then checks; a non-bytes
+// literal may hold any other character, the text being valid UTF-8.
+func quickString(src []byte, q int, format bool) int {
+	quote := src[q]
+	triple := q+2 < len(src) && src[q+1] == quote && src[q+2] == quote
+	i := q + 1
+	if triple {
+		i = q + 3
+	}
+	for {
+		i = stringStop(src, i, quote, format, false)
+		if i >= len(src) {
+			return -1
+		}
+		switch c := src[i]; c {
+		case quote:
+			if !triple {
+				return i + 1
+			}
+			if i+2 < len(src) && src[i+1] == quote && src[i+2] == quote {
+				return i + 3
+			}
+			i++
+		case '\\':
+			return -1
+		case '\n':
+			if !triple {
+				return -1
+			}
+			i++
+		case '{':
+			if i+1 < len(src) && src[i+1] == '{' {
+				i += 2
+				continue
+			}
+			if i = dottedName(src, i+1); i < 0 || i >= len(src) || src[i] != '}' {
+				return -1
+			}
+			i++
+		case '}':
+			if i+1 >= len(src) || src[i+1] != '}' {
+				return -1
+			}
+			i += 2
+		default: // another control character
+			i++
+		}
+	}
+}
+
+// dottedName returns the end of the ASCII name(.name)* at i, or -1 when
+// there is none.
+func dottedName(src []byte, i int) int {
+	for {
+		if i >= len(src) || quickClasses[src[i]] != qLetter {
+			return -1
+		}
+		for i++; i < len(src) && asciiWord[src[i]]; i++ {
+		}
+		if i >= len(src) || src[i] != '.' {
+			return i
+		}
+		i++
+	}
+}
 
 // endsWithColon reports whether the last token of the logical line from
 // start to end is ':' (so the next line must open a block). commentAt is
@@ -219,8 +293,14 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 		for {
 			for i+8 <= n {
 				b := (*[8]byte)(src[i : i+8])
-				if plainBits[b[0]]&plainBits[b[1]]&plainBits[b[2]]&plainBits[b[3]]&
-					plainBits[b[4]]&plainBits[b[5]]&plainBits[b[6]]&plainBits[b[7]] == 0 {
+				m := uint64(stopBits[b[0]]) | uint64(stopBits[b[1]])<<8 |
+					uint64(stopBits[b[2]])<<16 | uint64(stopBits[b[3]])<<24 |
+					uint64(stopBits[b[4]])<<32 | uint64(stopBits[b[5]])<<40 |
+					uint64(stopBits[b[6]])<<48 | uint64(stopBits[b[7]])<<56
+				if m != 0 {
+					// The first stop is exactly where the lowest flag is,
+					// so no byte is looked at twice.
+					i += bits.TrailingZeros64(m) >> 3
 					break
 				}
 				i += 8
@@ -257,6 +337,10 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 						return false
 					}
 				}
+				if end := quickString(src, i, flags&fFormat != 0); end >= 0 {
+					i = end
+					continue
+				}
 				sc.prevString = 0
 				sc.scanString(w, i, flags)
 				if sc.err != nil {
@@ -267,10 +351,27 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				// A digit continues a name, or starts a number (with the
 				// '.' before it, if any).
 				if i > numEnd && asciiWord[src[i-1]] {
-					i++
+					// The rest of the name: digits in it are no numbers.
+					for i++; i < n && asciiWord[src[i]]; i++ {
+					}
 					continue
 				}
 				at := i
+				if i == 0 || src[i-1] != '.' {
+					// Most numbers are small decimal integers: digits (a
+					// single '0') followed by neither a name character nor
+					// '.'; anything else is left to the scanner.
+					j := i + 1
+					if c != '0' {
+						for j < n && isDigit(src[j]) {
+							j++
+						}
+					}
+					if j == n || !asciiWord[src[j]] && src[j] != '.' {
+						i, numEnd = j, j
+						continue
+					}
+				}
 				if i > 0 && src[i-1] == '.' {
 					if i > 1 && src[i-2] == '.' {
 						return false // dots group into "..." first
