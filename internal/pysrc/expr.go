@@ -25,6 +25,30 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+
+	// argBuf holds the arguments of the first call read (the register
+	// call) without allocating: the positionals in its first half, the
+	// keywords in its second. Longer lists and nested calls use the heap.
+	argBuf     [12]rawArg
+	argBufUsed bool
+}
+
+// internName returns the name b as a string, without allocating for the
+// register calls' own keyword names.
+func internName(b []byte) string {
+	switch string(b) {
+	case "est_time":
+		return "est_time"
+	case "suite":
+		return "suite"
+	case "labels":
+		return "labels"
+	case "nightly":
+		return "nightly"
+	case "disabled":
+		return "disabled"
+	}
+	return string(b)
 }
 
 // bailout carries a syntax error up the recursive descent; it never leaves
@@ -633,6 +657,11 @@ func (p *parser) callArgs() (args, kws []rawArg) {
 	p.enter()
 	defer p.leave()
 	p.i++
+	if !p.argBufUsed {
+		p.argBufUsed = true
+		h := len(p.argBuf) / 2
+		args, kws = p.argBuf[:0:h], p.argBuf[h:h]
+	}
 	var sawKw, sawDoubleStar bool
 	for n := 0; !p.isOp(")"); n++ {
 		t := p.cur()
@@ -658,7 +687,7 @@ func (p *parser) callArgs() (args, kws []rawArg) {
 			}
 			p.i += 2
 			v := p.expression()
-			kws = append(kws, rawArg{name: p.text(t), value: v, line: t.line})
+			kws = append(kws, rawArg{name: internName(p.src[t.start:t.end]), value: v, line: t.line})
 			sawKw = true
 		default:
 			v := p.namedExpression()

@@ -203,6 +203,11 @@ type quickScan struct {
 	brackets [32]bracket
 	candBuf  [4]int
 	cands    []int // offsets of the logical lines the scanner must read
+
+	// Scratch space for readCandidates, so that reading a candidate line
+	// allocates nothing up front.
+	lineIndents [1]indent
+	toks        [48]token
 }
 
 // run checks src (already known to be UTF-8 without NUL bytes) and reports
@@ -441,13 +446,16 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 // order, and returns their register calls.
 func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, error) {
 	var calls []Call
-	var buf []token
+	buf := q.toks[:0]
 	line, at := 1, 0
+	s := &q.sc // free once run has accepted the file
 	for _, off := range q.cands {
 		line += bytes.Count(src[at:off], []byte{'\n'})
 		at = off
-		s := newScanner(src)
-		s.pos, s.line, s.lineStart = off, int32(line), off
+		// A fresh scanner at the start of the line, as newScanner makes it.
+		q.lineIndents[0] = indent{}
+		*s = scanner{src: src, pos: off, line: int32(line), lineStart: off, atBOL: true,
+			indents: q.lineIndents[:1], stack: q.brackets[:0]}
 		t := s.next()
 		if s.err != nil {
 			return nil, s.err

@@ -174,6 +174,12 @@ func readStatement(src []byte, toks []token, names map[string]bool) (*Call, erro
 			return
 		}
 		call = &Call{Func: name, Line: int(t.line)}
+		if len(args) > 0 {
+			call.Args = make([]Arg, 0, len(args))
+		}
+		if len(kws) > 0 {
+			call.Keywords = make([]Arg, 0, len(kws))
+		}
 		for _, a := range args {
 			call.Args = append(call.Args, p.arg(a))
 		}
