@@ -189,7 +189,7 @@ type View struct {
 
 type jsonShard struct {
 	ID       int                     `json:"id"`
-	EstTotal float64                 `json:"est_total"`
+	EstTotal pyfmt.JSONFloat         `json:"est_total"`
 	Tests    []registry.Registration `json:"tests"`
 }
 
@@ -203,7 +203,7 @@ type jsonView struct {
 func (v *View) WriteJSON(w io.Writer) error {
 	doc := jsonView{Suite: v.Suite, Size: v.Size, Shards: make([]jsonShard, len(v.Shards))}
 	for i, s := range v.Shards {
-		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: s.EstTotal, Tests: jsonRegs(s.Tests)}
+		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: pyfmt.JSONFloat(s.EstTotal), Tests: jsonRegs(s.Tests)}
 	}
 	return writeJSON(w, doc)
 }

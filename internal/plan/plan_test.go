@@ -114,3 +114,14 @@ func TestComputeStats_MakespanAndImbalance(t *testing.T) {
 	assert.Equal(t, Stats{Total: 40, Makespan: 30, Mean: 20, Imbalance: 1.5}, st)
 	assert.Equal(t, 0.0, ComputeStats([]shard.Shard{{}, {}}).Imbalance)
 }
+
+func TestPartitionJSON_InfiniteEstTimeStaysValidJSON(t *testing.T) {
+	inf := registry.Registration{File: "tests/e2e/test_inf.py", Backend: config.CUDA, Suite: "s", EstTime: math.Inf(1), Labels: []string{"a"}}
+	v := &View{Backend: config.CUDA, Suite: "s", Size: 1,
+		Shards: []shard.Shard{{ID: 0, Tests: []registry.Registration{inf}, EstTotal: math.Inf(1)}}}
+	var out bytes.Buffer
+	require.NoError(t, v.WriteJSON(&out), "an est_time of 1e999 is legal Python and must not fail the command")
+	assert.True(t, json.Valid(out.Bytes()), out.String())
+	assert.Contains(t, out.String(), `"est_total":1e999`)
+	assert.Contains(t, out.String(), `"est_time":1e999`)
+}

@@ -23,6 +23,12 @@ func Repr(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte(quote)
 	for i := 0; i < len(s); {
+		if r, ok := surrogateAt(s, i); ok {
+			// A lone surrogate kept in WTF-8 by the reader.
+			fmt.Fprintf(&b, `\u%04x`, r)
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			// Not valid UTF-8: Python would hold a surrogate escape here.

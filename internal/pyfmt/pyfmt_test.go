@@ -1,9 +1,13 @@
 package pyfmt
 
 import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRepr_MatchesPython(t *testing.T) {
@@ -38,5 +42,47 @@ func TestFloat_MatchesPythonRepr(t *testing.T) {
 	}
 	for in, want := range cases {
 		assert.Equal(t, want, Float(in), "Float(%v)", in)
+	}
+}
+
+func TestRepr_LoneSurrogateInWTF8(t *testing.T) {
+	assert.Equal(t, `'a\ud800b'`, Repr("a\xed\xa0\x80b"))
+	assert.Equal(t, `'\udfff'`, Repr("\xed\xbf\xbf"))
+}
+
+func TestAppendJSONString_MatchesEncodingJSONWithoutHTMLEscaping(t *testing.T) {
+	cases := map[string]string{
+		"plain":              `"plain"`,
+		"<a&b>":              `"<a&b>"`,
+		"q\"b\\s\n\r\t\x01":  `"q\"b\\s\n\r\t\u0001"`,
+		"é漢\u2028":           `"é漢\u2028"`,
+		"bad\xff":            `"bad\ufffd"`,
+		"sur\xed\xa0\x80ate": `"sur\ud800ate"`,
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, string(AppendJSONString(nil, in)), "%q", in)
+	}
+}
+
+func TestAppendJSONFloat_InfinityIsAValidNumberThatReadsBackInfinite(t *testing.T) {
+	cases := map[float64]string{
+		1: "1", 1.5: "1.5", 1e21: "1e+21", 1e-7: "1e-7", 123456789: "123456789",
+		math.Inf(1): "1e999", math.Inf(-1): "-1e999", math.NaN(): "null",
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, string(AppendJSONFloat(nil, in)), "%v", in)
+	}
+}
+
+func TestAppendJSONFloat_FiniteValuesAsEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		f := math.Float64frombits(rng.Uint64())
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			continue
+		}
+		want, err := json.Marshal(f)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(AppendJSONFloat(nil, f)), "%v", f)
 	}
 }

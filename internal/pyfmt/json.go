@@ -1,0 +1,103 @@
+package pyfmt
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// JSONFloat is a float that encodes as encoding/json writes it when it is
+// finite, and as a valid JSON number that reads back as infinity when it is
+// not. An est_time of 1e999 is legal Python and makes an infinite float; the
+// reference then writes the non-JSON token Infinity. We write 1e999 instead:
+// still valid JSON, and Python's json.loads reads it as the same inf.
+type JSONFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f JSONFloat) MarshalJSON() ([]byte, error) {
+	return AppendJSONFloat(nil, float64(f)), nil
+}
+
+// AppendJSONFloat appends f as encoding/json would; an infinity as 1e999 or
+// -1e999, and NaN (which no Python constant can produce) as null.
+func AppendJSONFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "1e999"...)
+	case math.IsInf(f, -1):
+		return append(b, "-1e999"...)
+	case math.IsNaN(f):
+		return append(b, "null"...)
+	}
+	// The same choice of format encoding/json makes.
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// Clean up e-09 to e-9, as encoding/json does.
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// AppendJSONString appends s as a JSON string without HTML escaping. A
+// surrogate code point held in WTF-8 (the reader's way of keeping Python's
+// lone surrogates such as "\ud800") is written as its \u escape, as
+// Python's json.dumps writes it; any other invalid byte becomes U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		if r, ok := surrogateAt(s, i); ok {
+			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// surrogateAt decodes a surrogate code point (U+D800..U+DFFF) encoded as
+// three WTF-8 bytes at s[i:].
+func surrogateAt(s string, i int) (rune, bool) {
+	if i+2 >= len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2]&0xC0 != 0x80 {
+		return 0, false
+	}
+	return rune(s[i]&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
+}
