@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
 // Report files. All are written whole to a temporary file beside the target
@@ -40,15 +42,15 @@ type ReportMeta struct {
 }
 
 type jsonFile struct {
-	File         string  `json:"file"`
-	Status       Status  `json:"status"`
-	Attempts     int     `json:"attempts"`
-	Elapsed      float64 `json:"elapsed"`
-	ExitCode     *int    `json:"exit_code"`
-	TimedOut     bool    `json:"timed_out"`
-	TimeoutAfter *int    `json:"timeout_after"`
-	EstTime      float64 `json:"est_time"`
-	Reason       string  `json:"reason"`
+	File         string          `json:"file"`
+	Status       Status          `json:"status"`
+	Attempts     int             `json:"attempts"`
+	Elapsed      float64         `json:"elapsed"`
+	ExitCode     *int            `json:"exit_code"`
+	TimedOut     bool            `json:"timed_out"`
+	TimeoutAfter *int            `json:"timeout_after"`
+	EstTime      pyfmt.JSONFloat `json:"est_time"`
+	Reason       string          `json:"reason"`
 }
 
 type jsonReport struct {
@@ -73,7 +75,7 @@ func WriteJSONReport(path string, meta ReportMeta, rep *Report) error {
 		f := &rep.Files[i]
 		last := f.Last()
 		jf := jsonFile{File: f.File, Status: f.Status, Attempts: len(f.Attempts), Elapsed: seconds(f.Elapsed()),
-			ExitCode: last.ExitCode, TimedOut: f.Status == Timeout, EstTime: f.EstTime}
+			ExitCode: last.ExitCode, TimedOut: f.Status == Timeout, EstTime: pyfmt.JSONFloat(f.EstTime)}
 		if f.Status != Pass {
 			jf.Reason = f.Reason()
 		}
