@@ -92,7 +92,7 @@ func TestPartition_Golden(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			runGolden(t, "partition", tt.golden, out.String()+"--- stderr\n"+errOut.String())
+			assertGolden(t, "partition", tt.golden, out.String()+"--- stderr\n"+errOut.String())
 		})
 	}
 }

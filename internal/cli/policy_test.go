@@ -292,21 +292,6 @@ func TestPolicy_AnEmptyEventFlagIsGivenNotMissing(t *testing.T) {
 	assert.Equal(t, "::error::Unsupported PR Test trigger: \n", h.err.String())
 }
 
-// policyGolden compares got with testdata/policy/name, or rewrites the
-// file when UPDATE_GOLDEN is set.
-func policyGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "policy", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run UPDATE_GOLDEN=1 go test ./internal/cli")
-	assert.Equal(t, string(want), got, "golden file %s", path)
-}
-
 func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
 	tests := []struct {
 		name string
@@ -336,10 +321,10 @@ func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
 				if mode == "json" {
 					var doc map[string]any
 					require.NoError(t, json.Unmarshal(h.out.Bytes(), &doc), "stdout is one JSON document")
-					policyGolden(t, tt.name+".json", h.out.String())
+					assertGolden(t, "policy", tt.name+".json", h.out.String())
 					return
 				}
-				policyGolden(t, tt.name+".explain.txt", h.out.String())
+				assertGolden(t, "policy", tt.name+".explain.txt", h.out.String())
 			})
 		}
 	}

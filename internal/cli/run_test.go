@@ -189,18 +189,6 @@ func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {
 	assert.Contains(t, out.String(), `"suite":"stage-a-cpu"`)
 }
 
-func runGolden(t *testing.T, dir, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", dir, name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run UPDATE_GOLDEN=1 go test ./internal/cli")
-	assert.Equal(t, string(want), got, "golden file %s", path)
-}
-
 // TestRun_PlanGolden pins the plan text. Every golden file here was
 // compared byte for byte with `python3 tests/ci/run_suite.py ... --list-only`
 // on the same repository; stderr follows stdout after a "--- stderr" line.
@@ -232,7 +220,7 @@ func TestRun_PlanGolden(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			runGolden(t, "run", tt.golden, out.String()+"--- stderr\n"+errOut.String())
+			assertGolden(t, "run", tt.golden, out.String()+"--- stderr\n"+errOut.String())
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,20 +40,6 @@ func requireReader(t *testing.T) {
 	if _, err := pysrc.ReadCalls([]byte("x = 1\n"), map[string]bool{"register_cpu_ci": true}); err != nil {
 		t.Skipf("the Python source reader is not available: %v", err)
 	}
-}
-
-// suitesGolden compares got with the golden file, or rewrites the file when
-// UPDATE_GOLDEN is set.
-func suitesGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "suites", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "missing golden file; run UPDATE_GOLDEN=1 go test ./internal/cli")
-	assert.Equal(t, string(want), got, "golden file %s", path)
 }
 
 func TestNewCmdSuites_ParsesFlags(t *testing.T) {
@@ -114,7 +99,7 @@ func TestSuites_Golden(t *testing.T) {
 			f, out, errOut := suitesFactory(root, tc.env)
 			code := Main(append([]string{"--root", root, "suites"}, tc.args...), f)
 			got := fmt.Sprintf("exit: %d\n--- stdout\n%s--- stderr\n%s", code, out.String(), errOut.String())
-			suitesGolden(t, tc.golden, got)
+			assertGolden(t, "suites", tc.golden, got)
 		})
 	}
 }
