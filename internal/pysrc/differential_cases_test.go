@@ -152,6 +152,19 @@ var differentialInputs = []string{
 	"register_cpu_ci({'a': 1, **b, 'c': 2}, {1, *a, 2})\n",
 	"register_cpu_ci([x async for x in y], [x for x, in y if a if b for z in w])\n",
 	"register_cpu_ci(lambda *, a: a, lambda a, /, b: b)\n",
+	// A continuation that the end of the text follows.
+	"register_cpu_ci(5, 'stage-b-cpu')\\\n", "register_cpu_ci(5, 's')\n\\\n", "register_cpu_ci(5, 's')\n\\\r\n",
+	"register_cpu_ci(5, 's')\n\\\r", "register_cpu_ci(5, 's')\\\r\n", "if 1:\n  x\n\\\n", "if 1: \n\t  \\\n",
+	"x = (1 \\\n", "x = (1,\n\\\n", "\\\n\\\n", "\\\n  \\\n",
+	// Continuations in indentation: the first one after some blanks sets
+	// the line's indentation.
+	"\\\n   register_cpu_ci(5, 's')", "\\\n  \\\nregister_cpu_ci(5, 's')", "if 1:\n  y\n\\\n  register_cpu_ci(5, 's')",
+	"class A:\n\\\n  x = 1\nregister_cpu_ci(5, 's')", "\n  \\\n\nregister_cpu_ci(5, 's')\n", "\\\n  ",
+	"if 1:\n    y\n  \\\n  x\nregister_cpu_ci(5, 's')\n", "if 1:\n  y\n  \\\n  x\nregister_cpu_ci(5, 's')\n",
+	"if 1:\n\ty\n\t\\\n\tx\n", "if 1:\n        y\n\\\n\tx\n", "if 1:\n        y\n \t\\\n x\nregister_cpu_ci(5, 's')\n",
+	"if 1:\n  y\n \\\n \\\n x\n", "if 1:\n  y\n\\\n\\\n  \\\n  x\nregister_cpu_ci(5, 's')\n",
+	"if 1:\n  y\n\\\n\f  x\nregister_cpu_ci(5, 's')\n", "if 1:\n  y\n  \\\n  #c\nregister_cpu_ci(5, 's')\n",
+	"\\\n#c\nregister_cpu_ci(5, 's')\n", "\\\r\n   register_cpu_ci(5, 's')\r\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

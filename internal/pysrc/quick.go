@@ -420,7 +420,8 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 					i = n
 				}
 			case qBackslash:
-				if i+1 >= n || src[i+1] != '\n' {
+				// A continuation needs a line after it.
+				if i+2 >= n || src[i+1] != '\n' {
 					return false
 				}
 				i += 2

@@ -43,6 +43,10 @@ func TestReadCalls_FindsTopLevelCallsOnly(t *testing.T) {
 		{"NFKC name", "ｒｅｇｉｓｔｅｒ_cpu_ci(1, 'a')\n", []int{1}},
 		{"backslash continuation", "register_cpu_ci \\\n(1, 'a')\n", []int{1}},
 		{"other names", "register_gpu_ci(1, 'a')\n", nil},
+		{"continuation at column 0 then indented", "if 1:\n  y\n\\\n  register_cpu_ci(5, 's')", nil},
+		{"continuation then an indented block", "class A:\n\\\n  x = 1\nregister_cpu_ci(5, 's')", []int{4}},
+		{"blanks and a continuation make a blank line", "\n  \\\n\nregister_cpu_ci(5, 's')\n", []int{4}},
+		{"the first indented continuation sets the column", "if 1:\n  y\n  \\\n    x\nregister_cpu_ci(5, 's')\n", []int{5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +146,17 @@ func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
 		{"x = 'a' b'b'\n", 1, "cannot mix bytes and nonbytes literals"},
 		{"x = f'}'\n", 1, "f-string: single '}' is not allowed"},
 		{"x = 1 \\ \n", 1, "unexpected character after line continuation character"},
+		{"register_cpu_ci(5, 'stage-b-cpu')\\\n", 1, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\n\\\n", 2, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\r\n\\\r\n", 2, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\r\\\r", 2, "unexpected EOF while parsing"},
+		{"if 1:\n  x\n\\\n", 3, "unexpected EOF while parsing"},
+		{"if 1: \n\t  \\\n", 2, "unexpected EOF while parsing"},
+		{"x = (1 \\\n", 1, "'(' was never closed"},
+		{"\\\n   register_cpu_ci(5, 's')", 2, "unexpected indent"},
+		{"\\\n  \\\nregister_cpu_ci(5, 's')", 3, "unexpected indent"},
+		{"if 1:\n    y\n  \\\n    x\n", 4, "unindent does not match any outer indentation level"},
+		{"if 1:\n\ty\n\t\\\n\tx\n", 4, "inconsistent use of tabs and spaces in indentation"},
 		{"register_cpu_ci(a=1, 2)\n", 1, "positional argument follows keyword argument"},
 		{"register_cpu_ci(**a, 2)\n", 1, "positional argument follows keyword argument unpacking"},
 		{"register_cpu_ci(**k, *a)\n", 1, "iterable argument unpacking follows keyword argument unpacking"},

@@ -169,18 +169,27 @@ func (s *scanner) next() token {
 	return token{kind: tEOF, line: s.line}
 }
 
-// continuation consumes a backslash that joins the next line.
+// continuation consumes a backslash that joins the next line. CPython
+// refuses a continuation that the end of the text follows, either at once
+// or after its line break ("unexpected EOF while parsing", on the
+// backslash's line, or the unclosed bracket's error inside brackets).
 func (s *scanner) continuation() (token, bool) {
-	at := s.pos
+	at, line := s.pos, s.line
 	s.pos++
-	if s.pos >= len(s.src) {
-		return s.fail(at, s.line, "unexpected EOF while parsing"), false
+	if s.pos < len(s.src) {
+		if c := s.src[s.pos]; c != '\n' && c != '\r' {
+			return s.fail(at+1, s.line, "unexpected character after line continuation character"), false
+		}
+		s.newline()
+		if s.pos < len(s.src) {
+			return token{}, true
+		}
 	}
-	if c := s.src[s.pos]; c != '\n' && c != '\r' {
-		return s.fail(at+1, s.line, "unexpected character after line continuation character"), false
+	if n := len(s.stack); n > 0 {
+		b := s.stack[n-1]
+		return s.fail(-1, b.line, "'%c' was never closed", b.ch), false
 	}
-	s.newline()
-	return token{}, true
+	return s.fail(at, line, "unexpected EOF while parsing"), false
 }
 
 func (s *scanner) skipComment() {
@@ -220,6 +229,12 @@ func (s *scanner) eof() token {
 func (s *scanner) indentation() bool {
 	src := s.src
 	col, alt := 0, 0
+	// contCol is the column of the first continuation that follows some
+	// blanks: CPython takes it as the line's indentation (for both
+	// measures), because indentation cannot be split over physical lines.
+	// A continuation at column 0 does not count, and the columns go on
+	// adding up after it.
+	contCol := 0
 	i := s.pos
 loop:
 	for ; i < len(src); i++ {
@@ -232,6 +247,15 @@ loop:
 			alt++
 		case '\f':
 			col, alt = 0, 0
+		case '\\':
+			if contCol == 0 {
+				contCol = col
+			}
+			s.pos = i
+			if _, ok := s.continuation(); !ok {
+				return false
+			}
+			i = s.pos - 1
 		default:
 			break loop
 		}
@@ -252,6 +276,9 @@ loop:
 		s.newline()
 		s.atBOL = true
 		return true
+	}
+	if contCol != 0 {
+		col, alt = contCol, contCol
 	}
 	top := s.indents[len(s.indents)-1]
 	switch {
