@@ -165,6 +165,9 @@ var differentialInputs = []string{
 	"if 1:\n  y\n \\\n \\\n x\n", "if 1:\n  y\n\\\n\\\n  \\\n  x\nregister_cpu_ci(5, 's')\n",
 	"if 1:\n  y\n\\\n\f  x\nregister_cpu_ci(5, 's')\n", "if 1:\n  y\n  \\\n  #c\nregister_cpu_ci(5, 's')\n",
 	"\\\n#c\nregister_cpu_ci(5, 's')\n", "\\\r\n   register_cpu_ci(5, 's')\r\n",
+	// Keyword names are NFKC-normalized.
+	"register_cpu_ci(5, 's', ｌａｂｅｌｓ=['short'])", "register_cpu_ci(5, 's', ｓｕｉｔｅ='t', ｅｓｔ_ｔｉｍｅ=1)\n",
+	"register_cpu_ci(5, 's', ﬂag=None, ℌ=1)\n", "register_cpu_ci(Ｎｏｎｅ=1)\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

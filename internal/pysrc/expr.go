@@ -687,7 +687,14 @@ func (p *parser) callArgs() (args, kws []rawArg) {
 			}
 			p.i += 2
 			v := p.expression()
-			kws = append(kws, rawArg{name: internName(p.src[t.start:t.end]), value: v, line: t.line})
+			var name string
+			if t.flags&fNonASCII != 0 {
+				// Keyword names are NFKC-normalized, as callee names are.
+				name = identName(p.src[t.start:t.end], true)
+			} else {
+				name = internName(p.src[t.start:t.end])
+			}
+			kws = append(kws, rawArg{name: name, value: v, line: t.line})
 			sawKw = true
 		default:
 			v := p.namedExpression()

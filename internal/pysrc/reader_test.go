@@ -95,6 +95,20 @@ func TestReadCalls_ReadsArgumentValues(t *testing.T) {
 	assert.Equal(t, want, c.Keywords)
 }
 
+func TestReadCalls_NormalizesKeywordNames(t *testing.T) {
+	tests := map[string]string{
+		"ｌａｂｅｌｓ": "labels", "ｓｕｉｔｅ": "suite", "ｅｓｔ_ｔｉｍｅ": "est_time", "ﬂag": "flag", "ℌ": "H",
+		"Ｎｏｎｅ": "None", "labels": "labels", "x": "x",
+	}
+	for raw, want := range tests {
+		calls, err := ReadCalls([]byte("register_cpu_ci(5, 's', "+raw+"=['short'])"), registerNames)
+		require.NoError(t, err, raw)
+		require.Len(t, calls, 1, raw)
+		require.Len(t, calls[0].Keywords, 1, raw)
+		assert.Equal(t, want, calls[0].Keywords[0].Name, raw)
+	}
+}
+
 func TestReadCalls_NamesExpressionKinds(t *testing.T) {
 	tests := map[string]string{
 		"x": "Name", "a.b": "Attribute", "f()": "Call", "a[0]": "Subscript", "(1, 2)": "Tuple", "()": "Tuple",

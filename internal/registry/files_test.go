@@ -59,6 +59,12 @@ func TestCollectFiles_MessagesMatchThePythonCollector(t *testing.T) {
 			"tests/fast/test_x.py: register_cuda_ci is forbidden in tests/fast/; move the file to tests/fast-gpu/ instead"},
 		{"attribute call elsewhere", "tests/e2e/test_x.py", "ci.register_cpu_ci(1, 'stage-b-cpu')\n",
 			"No CI registry found in tests/e2e/test_x.py"},
+		{"keyword names are NFKC-normalized: a duplicate", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ｅｓｔ_ｔｉｍｅ=None)",
+			"tests/e2e/test_x.py: duplicated argument 'est_time' in register_cpu_ci()"},
+		{"keyword names are NFKC-normalized: a ligature", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ﬂag=None)",
+			"tests/e2e/test_x.py: unknown argument 'flag' in register_cpu_ci()"},
+		{"keyword names are NFKC-normalized: a letterlike symbol", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ℌ=1)",
+			"tests/e2e/test_x.py: unknown argument 'H' in register_cpu_ci()"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
