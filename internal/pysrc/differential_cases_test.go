@@ -168,6 +168,14 @@ var differentialInputs = []string{
 	// Keyword names are NFKC-normalized.
 	"register_cpu_ci(5, 's', ｌａｂｅｌｓ=['short'])", "register_cpu_ci(5, 's', ｓｕｉｔｅ='t', ｅｓｔ_ｔｉｍｅ=1)\n",
 	"register_cpu_ci(5, 's', ﬂag=None, ℌ=1)\n", "register_cpu_ci(Ｎｏｎｅ=1)\n",
+	// Names made by rule are matched in upper case only.
+	"x = '\\N{hangul syllable ga}'\n", "x = '\\N{HANGUL SYLLABLE ga}'\n", "x = '\\N{hangul syllable GA}'\n",
+	"x = '\\N{Hangul Syllable GA}'\n", "register_cpu_ci(1, '\\N{HANGUL SYLLABLE GA}\\N{HANGUL SYLLABLE GAG}')\n",
+	"x = '\\N{CJK UNIFIED IDEOGRAPH-4e00}'\n", "x = '\\N{cjk unified ideograph-4e00}'\n", "x = '\\N{cjk unified ideograph-4E00}'\n",
+	"x = '\\N{CJK unified IDEOGRAPH-4E00}'\n", "x = '\\N{CJK UNIFIED IDEOGRAPH-F900}'\n", "x = '\\N{HANGUL SYLLABLE }'\n",
+	"register_cpu_ci(1, '\\N{CJK UNIFIED IDEOGRAPH-4E00}\\N{CJK UNIFIED IDEOGRAPH-20000}\\N{CJK UNIFIED IDEOGRAPH-04E00}')\n",
+	"register_cpu_ci(1, '\\N{cjk compatibility ideograph-f900}\\N{latin small letter a}')\n",
+	"x = f'\\N{hangul syllable ga}'\n", "x = rb'\\N{hangul syllable ga}'\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

@@ -135,22 +135,32 @@ var (
 )
 
 // lookupName finds the character of a \N{...} name, case-insensitively as
-// Python does. The table is built on first use only: most files never
-// hold a \N escape.
+// Python does, except for the names made by rule: a Hangul syllable and a
+// CJK unified ideograph are found only as CPython spells them, in upper
+// case ("HANGUL SYLLABLE GA", "CJK UNIFIED IDEOGRAPH-4E00"). The table is
+// built on first use only: most files never hold a \N escape.
 func lookupName(b []byte) (rune, bool) {
+	if hex, ok := strings.CutPrefix(string(b), "CJK UNIFIED IDEOGRAPH-"); ok {
+		if len(hex) != 4 && len(hex) != 5 {
+			return 0, false
+		}
+		var r rune
+		for i := 0; i < len(hex); i++ {
+			c := hex[i]
+			if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'F') {
+				return 0, false
+			}
+			r = r<<4 | rune(hexVal(c))
+		}
+		return r, strings.HasPrefix(runenames.Name(r), "<CJK Ideograph")
+	}
 	name := strings.ToUpper(string(b))
 	if r, ok := nameAliases[name]; ok {
 		return r, true
 	}
-	if hex, ok := strings.CutPrefix(name, "CJK UNIFIED IDEOGRAPH-"); ok && (len(hex) == 4 || len(hex) == 5) {
-		var r rune
-		for i := 0; i < len(hex); i++ {
-			if !isHex(hex[i]) {
-				return 0, false
-			}
-			r = r<<4 | rune(hexVal(hex[i]))
-		}
-		return r, strings.HasPrefix(runenames.Name(r), "<CJK Ideograph")
+	if strings.HasPrefix(name, "HANGUL SYLLABLE ") {
+		// The syllables are in the table under their upper-case names.
+		name = string(b)
 	}
 	namesOnce.Do(buildNames)
 	r, ok := namesMap[name]
