@@ -176,6 +176,10 @@ var differentialInputs = []string{
 	"register_cpu_ci(1, '\\N{CJK UNIFIED IDEOGRAPH-4E00}\\N{CJK UNIFIED IDEOGRAPH-20000}\\N{CJK UNIFIED IDEOGRAPH-04E00}')\n",
 	"register_cpu_ci(1, '\\N{cjk compatibility ideograph-f900}\\N{latin small letter a}')\n",
 	"x = f'\\N{hangul syllable ga}'\n", "x = rb'\\N{hangul syllable ga}'\n",
+	// Lone surrogates stay lone surrogates; a pair of escapes stays two.
+	"register_cpu_ci(5, '\\ud800')", "register_cpu_ci(5, '\\udfff')", "register_cpu_ci(5, '\\U0000D800')",
+	"register_cpu_ci(5, 's', disabled='a\\ud800b', labels=['\\udc80'])\n", "register_cpu_ci(5, '\\ud83d\\ude00')\n",
+	"register_cpu_ci(5, '\\ud83d' '\\ude00', u'\\uDBFF\\U0000DFFF')\n", "register_cpu_ci(5, b'\\ud800', r'\\ud800')\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,7 +35,11 @@ def val(n):
         if isinstance(v, float): return ["float", struct.pack(">d", v).hex()]
         if isinstance(v, complex): return ["complex", struct.pack(">d", v.imag).hex()]
         if isinstance(v, bytes): return ["bytes", v.hex()]
-        return ["str", v.encode("utf-8", "replace").decode("utf-8")]
+        try:
+            return ["str", v.encode("utf-8").decode("utf-8")]
+        except UnicodeEncodeError:
+            # Lone surrogates: the bytes the reader keeps them as (WTF-8).
+            return ["str-wtf8", v.encode("utf-8", "surrogatepass").hex()]
     if isinstance(n, ast.List):
         return ["List", [val(e) for e in n.elts]]
     return [type(n).__name__]
@@ -98,6 +103,9 @@ func valueJSON(v Value) []any {
 		return []any{"complex", fmt.Sprintf("%016x", math.Float64bits(c.Float))}
 	case Bytes:
 		return []any{"bytes", fmt.Sprintf("%x", c.Str)}
+	}
+	if !utf8.ValidString(c.Str) {
+		return []any{"str-wtf8", fmt.Sprintf("%x", c.Str)}
 	}
 	return []any{"str", c.Str}
 }

@@ -87,8 +87,9 @@ func decodeNumber(text string) Constant {
 
 // decodeString appends the value of one string literal token (prefix and
 // quotes included) to sb. Line breaks of any style read as "\n", as the
-// reference's text-mode read makes them. Lone surrogates (\ud800) cannot be
-// held in UTF-8 and become U+FFFD.
+// reference's text-mode read makes them. A surrogate escape (\ud800) is
+// kept as Python keeps it, a lone surrogate, in its 3-byte WTF-8 form (see
+// writeCode).
 func decodeString(sb *strings.Builder, lit []byte, flags uint8) {
 	i := 0
 	for lit[i] != '"' && lit[i] != '\'' {
@@ -193,7 +194,12 @@ func decodeString(sb *strings.Builder, lit []byte, flags uint8) {
 }
 
 // writeCode writes code point v: as a byte in a bytes literal (octal
-// escapes above 0o377 wrap, as CPython does), else as UTF-8.
+// escapes above 0o377 wrap, as CPython does), else as UTF-8. A surrogate
+// (U+D800..U+DFFF, which UTF-8 cannot hold) is written in WTF-8, the
+// bytes UTF-8's rule would give it (0xED 0xA0..0xBF 0x80..0xBF), so that
+// the value stays what Python holds: a lone surrogate, and two escapes of
+// a surrogate pair two lone surrogates, as Python does not combine them.
+// internal/pyfmt writes such bytes back as \udXXX.
 func writeCode(sb *strings.Builder, v rune, bytesLit bool) {
 	if bytesLit {
 		sb.WriteByte(byte(v))
@@ -201,6 +207,12 @@ func writeCode(sb *strings.Builder, v rune, bytesLit bool) {
 	}
 	if v < utf8.RuneSelf {
 		sb.WriteByte(byte(v))
+		return
+	}
+	if v >= 0xD800 && v <= 0xDFFF {
+		sb.WriteByte(0xE0 | byte(v>>12))
+		sb.WriteByte(0x80 | byte(v>>6)&0x3F)
+		sb.WriteByte(0x80 | byte(v)&0x3F)
 		return
 	}
 	sb.WriteRune(v)

@@ -95,6 +95,25 @@ func TestReadCalls_ReadsArgumentValues(t *testing.T) {
 	assert.Equal(t, want, c.Keywords)
 }
 
+func TestReadCalls_KeepsLoneSurrogatesInWTF8(t *testing.T) {
+	tests := map[string]string{
+		`'\ud800'`:          "\xed\xa0\x80",
+		`'\udfff'`:          "\xed\xbf\xbf",
+		`'\U0000D800'`:      "\xed\xa0\x80",
+		`'a\udc80b'`:        "a\xed\xb2\x80b",
+		`'\ud83d\ude00'`:    "\xed\xa0\xbd\xed\xb8\x80", // two escapes stay two surrogates
+		`'\ud83d' '\ude00'`: "\xed\xa0\xbd\xed\xb8\x80",
+		`'\U0001F600'`:      "\U0001F600",
+		`b'\ud800'`:         `\ud800`,
+	}
+	for lit, want := range tests {
+		calls, err := ReadCalls([]byte("register_cpu_ci(5, "+lit+")\n"), registerNames)
+		require.NoError(t, err, lit)
+		require.Len(t, calls, 1, lit)
+		assert.Equal(t, want, calls[0].Args[1].Value.Const.Str, lit)
+	}
+}
+
 func TestReadCalls_NormalizesKeywordNames(t *testing.T) {
 	tests := map[string]string{
 		"ｌａｂｅｌｓ": "labels", "ｓｕｉｔｅ": "suite", "ｅｓｔ_ｔｉｍｅ": "est_time", "ﬂag": "flag", "ℌ": "H",

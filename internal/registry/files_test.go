@@ -63,6 +63,8 @@ func TestCollectFiles_MessagesMatchThePythonCollector(t *testing.T) {
 			"tests/e2e/test_x.py: duplicated argument 'est_time' in register_cpu_ci()"},
 		{"keyword names are NFKC-normalized: a ligature", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ﬂag=None)",
 			"tests/e2e/test_x.py: unknown argument 'flag' in register_cpu_ci()"},
+		{"a lone surrogate label is written as Python writes it", "tests/e2e/test_x.py", "register_cpu_ci(5, 'stage-b-cpu', labels=['\\ud800'])",
+			"tests/e2e/test_x.py: unknown labels ['\\ud800'] in register_cpu_ci(); valid labels: [" + allLabelsSorted + "]. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels."},
 		{"keyword names are NFKC-normalized: a letterlike symbol", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ℌ=1)",
 			"tests/e2e/test_x.py: unknown argument 'H' in register_cpu_ci()"},
 	}
