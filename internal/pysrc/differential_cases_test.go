@@ -1,5 +1,7 @@
 package pysrc
 
+import "strings"
+
 // differentialInputs are hand-written inputs for the differential test:
 // every lexical rule that can hide, shape or break a register call.
 var differentialInputs = []string{
@@ -180,6 +182,14 @@ var differentialInputs = []string{
 	"register_cpu_ci(5, '\\ud800')", "register_cpu_ci(5, '\\udfff')", "register_cpu_ci(5, '\\U0000D800')",
 	"register_cpu_ci(5, 's', disabled='a\\ud800b', labels=['\\udc80'])\n", "register_cpu_ci(5, '\\ud83d\\ude00')\n",
 	"register_cpu_ci(5, '\\ud83d' '\\ude00', u'\\uDBFF\\U0000DFFF')\n", "register_cpu_ci(5, b'\\ud800', r'\\ud800')\n",
+	// Decimal integer literals over 4300 digits, anywhere in the file.
+	"x = " + strings.Repeat("1", 4300) + "\nregister_cpu_ci(1, 'a')\n", "x = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(1, 'a')\n",
+	"register_cpu_ci(" + strings.Repeat("1", 4301) + ", 'a')\n", "if x:\n  y = " + strings.Repeat("1", 4301) + "\n z\n",
+	"x = " + strings.Repeat("1_", 4300) + "1\n", "x = " + strings.Repeat("1_", 4299) + "1\n", "x = f'{" + strings.Repeat("9", 4301) + "}'\n",
+	"register_cpu_ci(0x" + strings.Repeat("f", 5000) + ", 0o" + strings.Repeat("7", 5000) + ", 0b" + strings.Repeat("1", 5000) + ", " +
+		strings.Repeat("0", 5000) + ", " + strings.Repeat("1", 5000) + ".0, " + strings.Repeat("1", 5000) + "j, 1e" + strings.Repeat("1", 5000) + ")\n",
+	"x = 1\ny = " + strings.Repeat("1", 4301) + "\nz = '\n", "x = '\ny = " + strings.Repeat("1", 4301) + "\n",
+	"# " + strings.Repeat("1", 4301) + "\nx = '" + strings.Repeat("1", 4301) + "'\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

@@ -31,7 +31,7 @@ def val(n):
         if isinstance(v, bool): return ["bool", v]
         if v is None: return ["NoneType"]
         if v is Ellipsis: return ["ellipsis"]
-        if isinstance(v, int): return ["int", str(v)]
+        if isinstance(v, int): return ["int", format(v, "x")]  # str() has a digit limit
         if isinstance(v, float): return ["float", struct.pack(">d", v).hex()]
         if isinstance(v, complex): return ["complex", struct.pack(">d", v.imag).hex()]
         if isinstance(v, bytes): return ["bytes", v.hex()]
@@ -96,7 +96,7 @@ func valueJSON(v Value) []any {
 	case Ellipsis:
 		return []any{"ellipsis"}
 	case Int:
-		return []any{"int", c.Int.String()}
+		return []any{"int", c.Int.Text(16)}
 	case Float:
 		return []any{"float", fmt.Sprintf("%016x", math.Float64bits(c.Float))}
 	case Complex:

@@ -15,7 +15,8 @@ import (
 // It only ever accepts: whatever it does not handle itself (any error, a
 // carriage return, tabs or form feeds in indentation, non-ASCII text
 // outside strings and comments, bytes literals, a line that starts with a
-// continuation, very deep nesting) makes run report false, and ReadCalls
+// continuation, very deep nesting, an over-long decimal integer) makes run
+// report false, and ReadCalls
 // reads the whole file with the scanner instead, which gives the exact
 // error. Strings and numbers are checked by the scanner's own functions.
 
@@ -348,7 +349,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				}
 				sc.prevString = 0
 				sc.scanString(w, i, flags)
-				if sc.err != nil {
+				if sc.err != nil || sc.bigInt != nil {
 					return false
 				}
 				i = sc.pos
@@ -372,7 +373,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 							j++
 						}
 					}
-					if j == n || !asciiWord[src[j]] && src[j] != '.' {
+					if (j == n || !asciiWord[src[j]] && src[j] != '.') && j-i <= maxIntDigits {
 						i, numEnd = j, j
 						continue
 					}
@@ -385,7 +386,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				}
 				sc.pos = at
 				sc.scanNumber()
-				if sc.err != nil {
+				if sc.err != nil || sc.bigInt != nil {
 					return false
 				}
 				i = sc.pos

@@ -2,6 +2,7 @@ package pysrc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -40,9 +41,12 @@ func readCalls(src []byte, names map[string]bool, skip bool) ([]Call, error) {
 	for {
 		t := s.next()
 		if s.err != nil {
-			return nil, s.err
+			return nil, s.settle(s.err)
 		}
 		if t.kind == tEOF {
+			if err := s.settle(nil); err != nil {
+				return nil, err
+			}
 			return calls, nil
 		}
 		if t.kind == tNewline {
@@ -50,6 +54,10 @@ func readCalls(src []byte, names map[string]bool, skip bool) ([]Call, error) {
 		}
 		var err error
 		if calls, buf, err = s.readLine(t, names, skip, calls, buf); err != nil {
+			var se *SyntaxError
+			if errors.As(err, &se) {
+				return nil, s.settle(se)
+			}
 			return nil, err
 		}
 	}

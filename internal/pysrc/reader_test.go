@@ -2,9 +2,11 @@ package pysrc
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -179,6 +181,17 @@ func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
 		{"x = '\\N{CJK UNIFIED IDEOGRAPH-4e00}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
 		{"x = '\\N{cjk unified ideograph-4e00}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
 		{"x = ur'a'\n", 1, "invalid syntax"},
+		{"x = 1\ny = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(1, 'a')\n", 2, bigIntMsg(4301)},
+		{"x = " + strings.Repeat("1_", 5000) + "1\n", 1, bigIntMsg(5001)},
+		{"x = f'{" + strings.Repeat("9", 4301) + "}'\n", 1, "f-string: " + bigIntMsg(4301)},
+		{"register_cpu_ci(\n" + strings.Repeat("1", 4301) + ", 'a')\n", 2, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nif x:\n", 1, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = '\\N{foo}'\n", 1, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(a=1, 2)\n", 1, bigIntMsg(4301)},
+		{"register_cpu_ci(a=1, 2)\ny = " + strings.Repeat("1", 4301) + "\n", 1, "positional argument follows keyword argument"},
+		{"y = " + strings.Repeat("1", 4301) + "\nz = 'abc\n", 2, "unterminated string literal (detected at line 2)"},
+		{"x = (\n" + strings.Repeat("1", 4301) + "\n", 1, "'(' was never closed"},
+		{"x = (" + strings.Repeat("1", 4301) + "\n", 1, bigIntMsg(4301)},
 		{"x = 'a' b'b'\n", 1, "cannot mix bytes and nonbytes literals"},
 		{"x = f'}'\n", 1, "f-string: single '}' is not allowed"},
 		{"x = 1 \\ \n", 1, "unexpected character after line continuation character"},
@@ -207,6 +220,11 @@ func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
 		assert.Equal(t, tt.line, se.Line, tt.src)
 		assert.Equal(t, tt.msg, se.Msg, tt.src)
 	}
+}
+
+func bigIntMsg(digits int) string {
+	return fmt.Sprintf("Exceeds the limit (4300 digits) for integer string conversion: value has %d digits; "+
+		"use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", digits)
 }
 
 func TestReadCalls_DecodesNumbersLikePython(t *testing.T) {

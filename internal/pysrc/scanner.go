@@ -2,6 +2,7 @@ package pysrc
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -77,6 +78,9 @@ type scanner struct {
 	fdepth       int
 
 	err *SyntaxError
+	// bigInt is the error of the first decimal integer literal with more
+	// digits than Python converts; see settle.
+	bigInt *SyntaxError
 }
 
 func newScanner(src []byte) *scanner {
@@ -666,7 +670,93 @@ func (s *scanner) scanNumber() token {
 	if !s.endOfNumber(i, "decimal") {
 		return token{kind: tEOF}
 	}
+	if i-start > maxIntDigits {
+		s.noteBigInt(start, i)
+	}
 	return tok(i)
+}
+
+// maxIntDigits is Python's default limit on the digits of a decimal integer
+// it converts from text (sys.get_int_max_str_digits()); a longer decimal
+// literal makes the parser refuse the file. Literals of zeros only, and
+// hexadecimal, octal and binary ones, are not limited.
+const maxIntDigits = 4300
+
+// noteBigInt records the error of the decimal integer literal src[start:end]
+// (a nonzero digit first) if its digits, underscores aside, exceed the
+// limit and it is the first such literal.
+func (s *scanner) noteBigInt(start, end int) {
+	if s.bigInt != nil {
+		return
+	}
+	digits := 0
+	for _, c := range s.src[start:end] {
+		if c != '_' {
+			digits++
+		}
+	}
+	if digits <= maxIntDigits {
+		return
+	}
+	prefix := ""
+	if s.fdepth > 0 {
+		prefix = "f-string: "
+	}
+	s.bigInt = &SyntaxError{Line: int(s.line), Msg: fmt.Sprintf("%sExceeds the limit (%d digits) for integer string conversion: "+
+		"value has %d digits; use sys.set_int_max_str_digits() to increase the limit - "+
+		"Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", prefix, maxIntDigits, digits)}
+}
+
+// settle returns the error Python reports when the file holds an over-long
+// integer literal (s.bigInt) and reading stopped at err, or at the end of
+// the text (err nil). Python refuses such a literal while parsing, after
+// tokenizing up to it; it then tokenizes the rest of the file, and an error
+// that the tokenizer raises there replaces its own. The errors that
+// CPython's parser raises instead (indentation that opens no block, a
+// glued name, decoding a literal, an f-string's inside, the grammar of a
+// register call), and the tokenizer's few
+// that it leaves to the parser (a bad dedent, tabs, a continuation, the end
+// of the text; an unclosed bracket opened on the literal's line or after
+// it), are not reported: the literal's error comes first.
+func (s *scanner) settle(err *SyntaxError) *SyntaxError {
+	b := s.bigInt
+	if b == nil {
+		return err
+	}
+	if err == nil {
+		return b
+	}
+	if err != s.err {
+		// A grammar error of a register call.
+		if err.Line < b.Line {
+			return err
+		}
+		return b
+	}
+	switch msg := err.Msg; {
+	case strings.HasSuffix(msg, "was never closed"):
+		if err.Line < b.Line {
+			return err
+		}
+		return b
+	case strings.HasPrefix(msg, "invalid syntax"),
+		// In Python 3.11 the parser decodes literals and f-strings.
+		strings.HasPrefix(msg, "(unicode error)"),
+		strings.HasPrefix(msg, "(value error)"),
+		strings.HasPrefix(msg, "f-string"),
+		msg == "too many nested f-strings",
+		msg == "bytes can only contain ASCII literal characters",
+		msg == "cannot mix bytes and nonbytes literals",
+		msg == "unexpected indent",
+		msg == "expected an indented block",
+		msg == "unindent does not match any outer indentation level",
+		msg == "inconsistent use of tabs and spaces in indentation",
+		msg == "too many levels of indentation",
+		msg == "unexpected character after line continuation character",
+		msg == "unexpected EOF while parsing":
+		return b
+	}
+	return err
 }
 
 func (s *scanner) radix(start, i, base int, kind string) token {
