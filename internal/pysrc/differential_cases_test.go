@@ -190,6 +190,13 @@ var differentialInputs = []string{
 		strings.Repeat("0", 5000) + ", " + strings.Repeat("1", 5000) + ".0, " + strings.Repeat("1", 5000) + "j, 1e" + strings.Repeat("1", 5000) + ")\n",
 	"x = 1\ny = " + strings.Repeat("1", 4301) + "\nz = '\n", "x = '\ny = " + strings.Repeat("1", 4301) + "\n",
 	"# " + strings.Repeat("1", 4301) + "\nx = '" + strings.Repeat("1", 4301) + "'\n",
+	// Deep nesting: what Python accepts is accepted, far deeper is refused.
+	"register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 1000) + "1)\n", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("not ", 1000) + "1)\n",
+	"register_cpu_ci(" + strings.Repeat("-", 2980) + "1, 's')\n", "register_cpu_ci(5, 's', labels=[" + strings.Repeat("~", 2970) + "1])\n",
+	"register_cpu_ci(5, 's', nightly=" + strings.Repeat("a**", 2970) + "1)\n", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("lambda: ", 2970) + "1)\n",
+	"register_cpu_ci(5, 's', nightly=" + strings.Repeat("1 if 1 else ", 2970) + "1)\n",
+	"register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 4000) + "1)\n", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("a**", 4000) + "1)\n",
+	"register_cpu_ci(await await x)\n", "register_cpu_ci(await (await x))\n",
 }
 
 // grammarOnlyInputs are refused by CPython's parser for grammar reasons

@@ -16,9 +16,15 @@ type node struct {
 	elems []node // List: the elements
 }
 
-// maxNesting bounds the recursion of the parser; CPython refuses deeper
-// expressions as too complex as well.
-const maxNesting = 1000
+// maxNesting bounds the recursion of the parser. CPython gives up on
+// deeply nested expressions too (RecursionError while building the AST, or
+// MemoryError from the parser): under the Python collector a chain of
+// unary operators as a register call's argument is accepted up to 2,980
+// (keyword) or 2,981 (positional) levels, a list element's up to 2,979.
+// This limit accepts all of those, and refuses anything a level or two
+// deeper, which Python refuses too; bracketed nesting costs Python more,
+// so it crashes before this limit is reached.
+const maxNesting = 2983
 
 type parser struct {
 	src   []byte
@@ -342,6 +348,8 @@ func (p *parser) factor() node {
 	}
 	n := p.primary()
 	if p.isOp("**") {
+		p.enter()
+		defer p.leave()
 		p.i++
 		p.factor()
 		return node{class: "BinOp"}
@@ -351,9 +359,11 @@ func (p *parser) factor() node {
 
 func (p *parser) primary() node {
 	if p.isKw("await") {
-		p.enter()
-		defer p.leave()
 		p.i++
+		if p.isKw("await") {
+			// await applies to a primary, which cannot begin with await.
+			p.failf("invalid syntax")
+		}
 		p.primary()
 		return node{class: "Await"}
 	}

@@ -222,6 +222,36 @@ func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
 	}
 }
 
+func TestReadCalls_NestsAsDeepAsPython(t *testing.T) {
+	tests := []struct {
+		name, src string
+		ok        bool
+	}{
+		{"1000 unary minus", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 1000) + "1)", true},
+		{"1000 not", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("not ", 1000) + "1)", true},
+		{"2980 unary minus as a keyword", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 2980) + "1)", true},
+		{"2981 unary minus as a positional", "register_cpu_ci(" + strings.Repeat("-", 2981) + "1, 's')", true},
+		{"2979 unary minus in a list", "register_cpu_ci(5, 's', labels=[" + strings.Repeat("-", 2979) + "1])", true},
+		{"2980 powers", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("a**", 2980) + "1)", true},
+		{"3000 unary minus", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 3000) + "1)", false},
+		{"100000 powers", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("a**", 100000) + "1)", false},
+		{"100000 lambdas", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("lambda: ", 100000) + "1)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls, err := ReadCalls([]byte(tt.src), registerNames)
+			if tt.ok {
+				require.NoError(t, err)
+				assert.Len(t, calls, 1)
+				return
+			}
+			var se *SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, "too many nested expressions", se.Msg)
+		})
+	}
+}
+
 func bigIntMsg(digits int) string {
 	return fmt.Sprintf("Exceeds the limit (4300 digits) for integer string conversion: value has %d digits; "+
 		"use sys.set_int_max_str_digits() to increase the limit - Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", digits)
