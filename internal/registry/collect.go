@@ -31,7 +31,7 @@ const readBufSize = 64 << 10
 // Files are read and parsed by GOMAXPROCS workers; the registrations and
 // errors come out in discovery order whatever the scheduling.
 func Collect(root string, cfg *config.Config) (*Registry, error) {
-	files, err := Discover(root, cfg)
+	files, kinds, err := discover(root, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,15 @@ func Collect(root string, cfg *config.Config) (*Registry, error) {
 				}
 				var regs []Registration
 				var ferr *FileError
-				buf, regs, ferr = collectFile(root, files[i], cfg, names, buf)
+				switch kinds[files[i]] {
+				case entryFile:
+					buf, regs, ferr = collectFile(root, files[i], cfg, names, buf)
+				case entryDir:
+					ferr = &FileError{File: files[i], Msg: files[i] + ": is a directory, not a test file"}
+				case entrySpecial:
+					// Never opened (a FIFO would block): read as empty.
+					regs, ferr = FileRegistrations(files[i], nil, cfg, names)
+				}
 				if cap(buf) > max(1<<20, readBufSize) {
 					// Keep a worker's memory small after a rare big file.
 					buf = nil

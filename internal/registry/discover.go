@@ -36,15 +36,44 @@ import (
 //     them and can loop forever); a link loop below a root is therefore
 //     harmless unless its own name matches the pattern.
 //   - A symbolic link whose name matches the pattern is a test file when it
-//     points at a regular file, as it is for Python. When it points at a
-//     directory or a device it is skipped; when it cannot be resolved at all
-//     (dangling, a loop) it is still listed, so that reading it fails with an
-//     error naming it — Python would crash on the same file.
+//     points at a regular file, as it is for Python. When it cannot be
+//     resolved at all (dangling, a loop) it is still listed, so that reading
+//     it fails with an error naming it — Python would crash on the same file.
+//   - Python's glob matches every kind of entry, not only files, and the
+//     collector then opens what it matched. So a directory whose name
+//     matches the pattern, or a symbolic link to one, is listed, and
+//     collecting it is an error naming it ("is a directory, not a test
+//     file", where Python raises IsADirectoryError), at its place in the
+//     sorted list; a real directory so named is still walked for the test
+//     files below it (a linked one is not followed, as above).
+//   - A matching entry that is neither a regular file nor a directory (a
+//     device, a FIFO, a socket, or a symbolic link to one such as
+//     /dev/null) is listed but never opened, since reading a FIFO would
+//     block: it is collected as an empty file, which is what Python reads
+//     from /dev/null ("No CI registry found", or the implicit registration
+//     under the implicit CPU root).
 //   - A directory that cannot be read is an error naming it (Python's glob
 //     skips it silently, which would silently drop its tests).
 //
 // Directories are read concurrently; the result does not depend on it.
 func Discover(root string, cfg *config.Config) ([]string, error) {
+	files, _, err := discover(root, cfg)
+	return files, err
+}
+
+// entryKind is what a discovered entry is, when it is not a test file to
+// read (see Discover).
+type entryKind uint8
+
+const (
+	entryFile    entryKind = iota
+	entryDir               // a directory, or a symbolic link to one
+	entrySpecial           // a device, FIFO or socket, or a symbolic link to one
+)
+
+// discover is Discover, also returning the kind of each listed entry that
+// is not a file to read (nil when there is none, as in any ordinary tree).
+func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, error) {
 	w := &walker{
 		fsRoot:      root,
 		pattern:     cfg.Pattern,
@@ -75,10 +104,10 @@ func Discover(root string, cfg *config.Config) ([]string, error) {
 
 	if len(w.errs) > 0 {
 		sortErrors(w.errs)
-		return nil, w.errs
+		return nil, nil, w.errs
 	}
 	sort.Strings(w.files)
-	return dedupSorted(w.files), nil
+	return dedupSorted(w.files), w.kinds, nil
 }
 
 // walker reads the directories below the roots, one goroutine per
@@ -92,6 +121,7 @@ type walker struct {
 
 	mu    sync.Mutex
 	files []string
+	kinds map[string]entryKind // entries that are not files to read
 	errs  Errors
 }
 
@@ -118,6 +148,14 @@ func (w *walker) dir(rel, below string) {
 		return
 	}
 	var found []string
+	var kinds map[string]entryKind
+	other := func(rel string, k entryKind) {
+		if kinds == nil {
+			kinds = map[string]entryKind{}
+		}
+		kinds[rel] = k
+		found = append(found, rel)
+	}
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -129,6 +167,9 @@ func (w *walker) dir(rel, below string) {
 		}
 		switch t := e.Type(); {
 		case t.IsDir():
+			if w.match(childBelow) {
+				other(childRel, entryDir)
+			}
 			w.wg.Add(1)
 			go w.dir(childRel, childBelow)
 		case t.IsRegular():
@@ -136,15 +177,29 @@ func (w *walker) dir(rel, below string) {
 				found = append(found, childRel)
 			}
 		case t&fs.ModeSymlink != 0:
-			if w.match(childBelow) && w.symlinkIsFile(childRel) {
-				found = append(found, childRel)
+			if w.match(childBelow) {
+				if k := w.symlinkKind(childRel); k == entryFile {
+					found = append(found, childRel)
+				} else {
+					other(childRel, k)
+				}
 			}
-			// Devices, pipes and sockets are never test files.
+		default: // a device, FIFO or socket
+			if w.match(childBelow) {
+				other(childRel, entrySpecial)
+			}
 		}
 	}
 	if len(found) > 0 {
 		w.mu.Lock()
 		w.files = append(w.files, found...)
+		if kinds != nil && w.kinds == nil {
+			w.kinds = kinds
+		} else {
+			for k, v := range kinds {
+				w.kinds[k] = v
+			}
+		}
 		w.mu.Unlock()
 	}
 }
@@ -171,15 +226,18 @@ func basePattern(pattern string) string {
 	return p
 }
 
-// symlinkIsFile reports whether a matching symbolic link belongs in the
-// list: its target is a regular file, or it cannot be resolved (reading it
-// will then report why).
-func (w *walker) symlinkIsFile(rel string) bool {
+// symlinkKind says what a matching symbolic link points at: a file to read
+// when its target is a regular file or cannot be resolved (reading it will
+// then report why), else a directory or another kind of entry.
+func (w *walker) symlinkKind(rel string) entryKind {
 	info, err := os.Stat(w.abs(rel))
-	if err != nil {
-		return true
+	switch {
+	case err != nil, info.Mode().IsRegular():
+		return entryFile
+	case info.IsDir():
+		return entryDir
 	}
-	return info.Mode().IsRegular()
+	return entrySpecial
 }
 
 // readDirUnsorted lists a directory without sorting it; the caller sorts

@@ -101,7 +101,9 @@ func TestDiscover_SymlinksToFilesAreListedToDirectoriesNotFollowed(t *testing.T)
 	symlink(t, "../../elsewhere/real.py", filepath.Join(dir, "tests/e2e/test_linked_file.py"))
 	got, err := Discover(dir, config.Default())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tests/e2e/test_linked_file.py", "tests/e2e/test_real.py"}, got)
+	// The link to a directory named like a test is listed (collecting it is
+	// an error), but not followed.
+	assert.Equal(t, []string{"tests/e2e/test_dir_named_like_a_test.py", "tests/e2e/test_linked_file.py", "tests/e2e/test_real.py"}, got)
 }
 
 func TestDiscover_SymlinkLoopBelowARootDoesNotHang(t *testing.T) {
@@ -123,12 +125,21 @@ func TestDiscover_UnresolvableMatchingSymlinkIsListedForReadingToReport(t *testi
 	assert.Equal(t, []string{"tests/e2e/test_dangling.py", "tests/e2e/test_loop.py"}, got)
 }
 
-func TestDiscover_DirectoryNamedLikeATestIsWalkedNotListed(t *testing.T) {
+func TestDiscover_DirectoryNamedLikeATestIsListedAndWalked(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"tests/e2e/test_pkg.py/test_inner.py": ""})
-	got, err := Discover(dir, config.Default())
+	got, kinds, err := discover(dir, config.Default())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tests/e2e/test_pkg.py/test_inner.py"}, got)
+	assert.Equal(t, []string{"tests/e2e/test_pkg.py", "tests/e2e/test_pkg.py/test_inner.py"}, got)
+	assert.Equal(t, map[string]entryKind{"tests/e2e/test_pkg.py": entryDir}, kinds)
+}
+
+func TestDiscover_OrdinaryTreeHasNoKinds(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"tests/e2e/test_a.py": "", "tests/e2e/sub/test_b.py": ""})
+	_, kinds, err := discover(dir, config.Default())
+	require.NoError(t, err)
+	assert.Nil(t, kinds)
 }
 
 func TestDiscover_RootThatIsAFileFindsNothingThere(t *testing.T) {
@@ -138,7 +149,8 @@ func TestDiscover_RootThatIsAFileFindsNothingThere(t *testing.T) {
 	cfg.Roots = append(cfg.Roots, "tests/ci/test_b.py/x/deeper", "tests/fast/test_a.py")
 	got, err := Discover(dir, cfg)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"tests/fast/test_a.py"}, got)
+	// tests/ci/test_b.py is a directory found below the tests/ci root.
+	assert.Equal(t, []string{"tests/ci/test_b.py", "tests/fast/test_a.py"}, got)
 }
 
 func TestDiscover_RootThatIsASymlinkToADirectoryIsWalked(t *testing.T) {
