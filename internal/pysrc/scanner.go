@@ -714,10 +714,10 @@ func (s *scanner) noteBigInt(start, end int) {
 // that the tokenizer raises there replaces its own. The errors that
 // CPython's parser raises instead (indentation that opens no block, a
 // glued name, decoding a literal, an f-string's inside, the grammar of a
-// register call), and the tokenizer's few
-// that it leaves to the parser (a bad dedent, tabs, a continuation, the end
-// of the text; an unclosed bracket opened on the literal's line or after
-// it), are not reported: the literal's error comes first.
+// register call), and the tokenizer's few that it leaves to the parser (a
+// bad dedent, tabs, a continuation, the end of the text; an unclosed
+// bracket opened on the literal's line or after it), are not reported:
+// the literal's error comes first.
 func (s *scanner) settle(err *SyntaxError) *SyntaxError {
 	b := s.bigInt
 	if b == nil {
