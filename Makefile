@@ -23,12 +23,7 @@ bench:
 
 # A short run of every fuzz target; FUZZTIME=60s for the acceptance run.
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	  done; \
-	done
+	FUZZTIME=$(FUZZTIME) GO=$(GO) ./.ci/fuzz
 
 conformance: build
 	@if [ -f $(SHARED)/conformance/check.py ]; then \
