@@ -20,6 +20,9 @@ type PartitionOptions struct {
 	ID      int
 	IDSet   bool
 	JSON    bool
+	// Timings is the --timings file to balance the shards on ("" for
+	// est_time, the Python runner's basis).
+	Timings string
 }
 
 // NewCmdPartition builds `miles-ci partition`: show how a suite's selected
@@ -32,6 +35,8 @@ func NewCmdPartition(f *Factory, runF func(*PartitionOptions) error) *cobra.Comm
 		Long: `Select a suite's tests as ` + "`miles-ci run`" + ` would, split the enabled ones into
 shards longest first, and show every shard with its tests and estimated total,
 the makespan (the largest shard) and the imbalance (largest shard / mean).
+With --timings, balance on the measured seconds of a timings file instead
+(est_time for the files it does not list) and show both totals per shard.
 --size defaults to the suite's shard count in the configuration; --hw to the
 suite's backend. With --id, print that shard's files one per line.`,
 		Example: `  miles-ci partition --suite stage-a-cpu
@@ -61,6 +66,7 @@ suite's backend. With --id, print that shard's files one per line.`,
 	addIntFlag(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
 	addIntFlag(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line")
 	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
+	addTimingsFlag(fs, &opts.Timings, timingsUsage)
 	return cmd
 }
 
@@ -122,7 +128,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 			return usageErrorf("--id must be in range [0, %d) (the suite's shard count), but got %d", size, opts.ID)
 		}
 	}
-	shards, err := shard.Partition(sel.Enabled, size)
+	shards, basis, err := partitionBy(opts.Timings, sel.Enabled, size)
 	if err != nil {
 		return err
 	}
@@ -133,6 +139,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 		Size:    size,
 		Shards:  shards,
 		Skipped: sel.Skipped,
+		Basis:   basis,
 	}
 	if opts.IDSet {
 		v.Shards = shards[opts.ID : opts.ID+1]

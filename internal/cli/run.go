@@ -9,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // NewCmdRun builds `miles-ci run`, the replacement of tests/ci/run_suite.py:
@@ -61,6 +62,7 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 	addIntFlag(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
 	fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
+	addTimingsFlag(fs, &opts.Timings, timingsUsage)
 	addExecFlags(cmd, opts)
 	return cmd
 }
@@ -124,13 +126,21 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		Enabled:         sel.Enabled,
 		Skipped:         sel.Skipped,
 	}
-	if opts.PartitionSet {
-		shards, err := shard.Partition(sel.Enabled, opts.PartitionSize)
+	switch {
+	case opts.PartitionSet:
+		shards, basis, err := partitionBy(opts.Timings, sel.Enabled, opts.PartitionSize)
 		if err != nil {
 			return err
 		}
 		p.Partition = &plan.Partition{ID: opts.PartitionID, Size: opts.PartitionSize}
+		p.Basis = basis
 		p.Enabled = shards[opts.PartitionID].Tests
+	case opts.Timings != "":
+		// Nothing is sharded, so the timings change nothing; a broken file
+		// is still an error, as it would be in the sharded jobs.
+		if _, err := timings.Read(opts.Timings); err != nil {
+			return err
+		}
 	}
 
 	if opts.JSON {

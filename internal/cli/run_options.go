@@ -16,6 +16,9 @@ type RunOptions struct {
 	PartitionSet   bool // --auto-partition-id/--auto-partition-size given
 	ListOnly       bool
 	JSON           bool
+	// Timings is the --timings file to balance the shards on ("" for
+	// est_time, the Python runner's basis).
+	Timings string
 
 	// Execution.
 	TimeoutPerFile       int

@@ -15,9 +15,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // The selection flags of `run` and `partition` follow run_suite.py's
@@ -501,6 +504,38 @@ func isPySpace(r rune) bool {
 func addIntFlag(fs *pflag.FlagSet, target *int, set *bool, name string, def int, usage string) {
 	*target = def
 	fs.Var(&intValue{flag: "--" + name, target: target, set: set}, name, usage)
+}
+
+// timingsFlag is the flag of `run`, `partition` and `suites` naming a
+// timings file to shard by (or, for suites, to compare with est_time). It is
+// not one of run_suite.py's, so an abbreviation run_suite.py accepts
+// (`--tim` is `--timeout-per-file`) still resolves as before.
+const timingsFlag = "timings"
+
+func addTimingsFlag(fs *pflag.FlagSet, target *string, usage string) {
+	fs.StringVar(target, timingsFlag, "", usage)
+}
+
+const timingsUsage = "balance shards on the measured seconds in the timings file `PATH` (as --timings-out writes it); est_time stays the declared one everywhere else"
+
+// partitionBy splits enabled into size shards: on est_time (shard.Partition)
+// when path is empty, else on the measured seconds of the timings file at
+// path (shard.PartitionTimed), returning the basis to print. A timings file
+// that cannot be read or is invalid is a *timings.Error.
+func partitionBy(path string, enabled []registry.Registration, size int) ([]shard.Shard, *plan.Basis, error) {
+	if path == "" {
+		shards, err := shard.Partition(enabled, size)
+		return shards, nil, err
+	}
+	t, err := timings.Read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	shards, err := shard.PartitionTimed(enabled, size, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return shards, &plan.Basis{Path: path, Measured: shard.Measured(enabled, t), Total: len(enabled), Timings: t}, nil
 }
 
 // uniqueInOrder drops repeated raw labels (the Python runner makes a set of

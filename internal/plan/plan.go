@@ -23,6 +23,40 @@ type Partition struct {
 	Size int `json:"size"`
 }
 
+// Basis says that a partition was balanced on measured timings (the
+// --timings file) rather than on the declared est_time alone. Nil means the
+// default basis, est_time, and then nothing about it is printed.
+type Basis struct {
+	Path string // the timings file, as given
+	// Measured counts the suite's enabled tests whose file the timings
+	// file lists; Total counts the suite's enabled tests (every shard's).
+	Measured int
+	Total    int
+	// Timings are the measured seconds by file.
+	Timings map[string]float64
+}
+
+// Line says which basis the shards were balanced on, without a newline.
+func (b *Basis) Line() string {
+	return fmt.Sprintf("Sharded by measured timings from %s (%d of %d files measured)", b.Path, b.Measured, b.Total)
+}
+
+// jsonBasis is the "basis" key of the JSON documents, present only with
+// --timings.
+type jsonBasis struct {
+	Kind     string `json:"kind"`
+	Timings  string `json:"timings"`
+	Measured int    `json:"measured"`
+	Total    int    `json:"total"`
+}
+
+func (b *Basis) json() *jsonBasis {
+	if b == nil {
+		return nil
+	}
+	return &jsonBasis{Kind: "measured", Timings: b.Path, Measured: b.Measured, Total: b.Total}
+}
+
 // Plan is one suite's run under one policy.
 type Plan struct {
 	Backend         config.Backend
@@ -30,8 +64,11 @@ type Plan struct {
 	Policy          policy.Policy // include labels as finally used
 	ContinueOnError bool
 	Partition       *Partition // nil: the full suite
-	Enabled         []registry.Registration
-	Skipped         []registry.Registration
+	// Basis is set when the partition was balanced on measured timings;
+	// est_time and timeouts stay the declared ones either way.
+	Basis   *Basis
+	Enabled []registry.Registration
+	Skipped []registry.Registration
 }
 
 // PolicyLine is the first line of a run, without its newline.
@@ -57,6 +94,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "Hardware: %s  Suite: %s  Cadence: %s  Continue on error: %s  Partition: %s\n",
 		p.Backend.Upper(), p.Suite, p.Policy.Cadence, pyfmt.Bool(p.ContinueOnError), part)
 	fmt.Fprintf(&b, "%s\n", rule)
+	if p.Basis != nil {
+		fmt.Fprintf(&b, "%s\n", p.Basis.Line())
+	}
 
 	if len(p.Skipped) > 0 {
 		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
@@ -130,6 +170,7 @@ type jsonPlan struct {
 	Policy          policy.Policy           `json:"policy"`
 	ContinueOnError bool                    `json:"continue_on_error"`
 	Partition       *Partition              `json:"partition"`
+	Basis           *jsonBasis              `json:"basis,omitempty"`
 	Enabled         []registry.Registration `json:"enabled"`
 	Skipped         []registry.Registration `json:"skipped"`
 }
@@ -145,6 +186,7 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 		Policy:          pol,
 		ContinueOnError: p.ContinueOnError,
 		Partition:       p.Partition,
+		Basis:           p.Basis.json(),
 		Enabled:         jsonRegs(p.Enabled),
 		Skipped:         jsonRegs(p.Skipped),
 	})
@@ -185,25 +227,34 @@ type View struct {
 	Shards  []shard.Shard // every shard, or only the one asked for
 	// Skipped are the disabled selected tests; they are in no shard.
 	Skipped []registry.Registration
+	// Basis is set when the shards were balanced on measured timings
+	// (shard.PartitionTimed); the balance is then that of their TimedTotal.
+	Basis *Basis
 }
 
 type jsonShard struct {
-	ID       int                     `json:"id"`
-	EstTotal pyfmt.JSONFloat         `json:"est_total"`
-	Tests    []registry.Registration `json:"tests"`
+	ID         int                     `json:"id"`
+	EstTotal   pyfmt.JSONFloat         `json:"est_total"`
+	TimedTotal *pyfmt.JSONFloat        `json:"timed_total,omitempty"`
+	Tests      []registry.Registration `json:"tests"`
 }
 
 type jsonView struct {
 	Suite  string      `json:"suite"`
 	Size   int         `json:"size"`
+	Basis  *jsonBasis  `json:"basis,omitempty"`
 	Shards []jsonShard `json:"shards"`
 }
 
 // WriteJSON writes the view as the JSON document of `partition --json`.
 func (v *View) WriteJSON(w io.Writer) error {
-	doc := jsonView{Suite: v.Suite, Size: v.Size, Shards: make([]jsonShard, len(v.Shards))}
+	doc := jsonView{Suite: v.Suite, Size: v.Size, Basis: v.Basis.json(), Shards: make([]jsonShard, len(v.Shards))}
 	for i, s := range v.Shards {
 		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: pyfmt.JSONFloat(s.EstTotal), Tests: jsonRegs(s.Tests)}
+		if v.Basis != nil {
+			timed := pyfmt.JSONFloat(s.TimedTotal)
+			doc.Shards[i].TimedTotal = &timed
+		}
 	}
 	return writeJSON(w, doc)
 }
@@ -232,13 +283,24 @@ type Stats struct {
 	Imbalance float64
 }
 
-// ComputeStats returns the balance of shards.
+// ComputeStats returns the balance of shards on their EstTotal.
 func ComputeStats(shards []shard.Shard) Stats {
+	return computeStats(shards, func(s *shard.Shard) float64 { return s.EstTotal })
+}
+
+// ComputeTimedStats returns the balance of shards on their TimedTotal, the
+// basis of shard.PartitionTimed.
+func ComputeTimedStats(shards []shard.Shard) Stats {
+	return computeStats(shards, func(s *shard.Shard) float64 { return s.TimedTotal })
+}
+
+func computeStats(shards []shard.Shard, total func(*shard.Shard) float64) Stats {
 	var st Stats
-	for _, s := range shards {
-		st.Tests += len(s.Tests)
-		st.Total += s.EstTotal
-		st.Makespan = max(st.Makespan, s.EstTotal)
+	for i := range shards {
+		t := total(&shards[i])
+		st.Tests += len(shards[i].Tests)
+		st.Total += t
+		st.Makespan = max(st.Makespan, t)
 	}
 	if len(shards) > 0 {
 		st.Mean = st.Total / float64(len(shards))
@@ -253,17 +315,33 @@ func ComputeStats(shards []shard.Shard) Stats {
 // and total, the skipped tests, and the balance.
 func (v *View) WriteText(w io.Writer) error {
 	var b strings.Builder
-	st := ComputeStats(v.Shards)
+	est := ComputeStats(v.Shards)
+	st := est
+	if v.Basis != nil {
+		st = ComputeTimedStats(v.Shards)
+	}
 	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
-		v.Suite, v.Backend, st.Tests, tenths(st.Total), v.Size)
+		v.Suite, v.Backend, est.Tests, tenths(est.Total), v.Size)
 	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
+	if v.Basis != nil {
+		fmt.Fprintf(&b, "%s\n", v.Basis.Line())
+	}
 	for _, s := range v.Shards {
-		fmt.Fprintf(&b, "\nShard %d/%d (0-based id=%d): %d test(s), est total %ss\n",
-			s.ID+1, v.Size, s.ID, len(s.Tests), tenths(s.EstTotal))
+		timed := ""
+		if v.Basis != nil {
+			timed = fmt.Sprintf(", measured-basis total %ss", tenths(s.TimedTotal))
+		}
+		fmt.Fprintf(&b, "\nShard %d/%d (0-based id=%d): %d test(s), est total %ss%s\n",
+			s.ID+1, v.Size, s.ID, len(s.Tests), tenths(s.EstTotal), timed)
 		for _, t := range s.Tests {
 			suffix := ""
+			if v.Basis != nil {
+				if m, ok := v.Basis.Timings[t.File]; ok {
+					suffix = fmt.Sprintf(" measured=%ss", tenths(m))
+				}
+			}
 			if t.Implicit {
-				suffix = " [implicit]"
+				suffix += " [implicit]"
 			}
 			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pyfmt.Float(t.EstTime), suffix)
 		}
@@ -282,8 +360,12 @@ func (v *View) WriteText(w io.Writer) error {
 	if st.Imbalance > 0 {
 		imbalance = fmt.Sprintf("%.2f", st.Imbalance)
 	}
-	fmt.Fprintf(&b, "\nMakespan: %ss  Mean: %ss  Imbalance: %s (largest shard / mean)\n",
-		tenths(st.Makespan), tenths(st.Mean), imbalance)
+	basis := ""
+	if v.Basis != nil {
+		basis = ", on measured-basis totals"
+	}
+	fmt.Fprintf(&b, "\nMakespan: %ss  Mean: %ss  Imbalance: %s (largest shard / mean%s)\n",
+		tenths(st.Makespan), tenths(st.Mean), imbalance, basis)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

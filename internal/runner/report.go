@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // Report files. All are written whole to a temporary file beside the target
@@ -164,42 +165,25 @@ func WriteJUnit(path string, meta ReportMeta, rep *Report) error {
 	return writeAtomic(path, buf.Bytes())
 }
 
-type timingsFile struct {
-	Version int                `json:"version"`
-	Timings map[string]float64 `json:"timings"`
-}
-
 // MergeTimings records the passing attempt's duration of every passed file
-// of rep into the timings file at path, creating it or merging into it.
+// of rep into the timings file at path (package timings owns its format),
+// creating it or merging into it.
 func MergeTimings(path string, rep *Report) error {
-	t := timingsFile{Version: 1, Timings: map[string]float64{}}
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &t); err != nil {
-			return fmt.Errorf("read timings %q: %w", path, err)
-		}
-		if t.Version != 1 {
-			return fmt.Errorf("read timings %q: unsupported version %d", path, t.Version)
-		}
-		if t.Timings == nil {
-			t.Timings = map[string]float64{}
-		}
-	case !os.IsNotExist(err):
+	t, err := timings.ReadOptional(path)
+	if err != nil {
 		return err
 	}
 	for i := range rep.Files {
 		f := &rep.Files[i]
 		if f.Status == Pass {
-			t.Timings[f.File] = seconds(f.Last().Elapsed)
+			t[f.File] = seconds(f.Last().Elapsed)
 		}
 	}
-	// encoding/json sorts map keys, so the file is deterministic.
-	out, err := json.MarshalIndent(t, "", "  ")
+	out, err := t.Marshal()
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(out, '\n'))
+	return writeAtomic(path, out)
 }
 
 func writeAtomic(path string, data []byte) error {

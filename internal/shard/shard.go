@@ -87,6 +87,10 @@ type Shard struct {
 	// EstTotal is the sum of the tests' est_time, added in assignment order
 	// (the same float64 sum the Python runner keeps).
 	EstTotal float64
+	// TimedTotal is the sum, in assignment order, of the seconds the shard
+	// was balanced on: measured where a timings file had the test's file,
+	// est_time elsewhere. PartitionTimed sets it; Partition leaves it zero.
+	TimedTotal float64
 }
 
 // Partition splits enabled into size shards, longest first: the tests are
@@ -95,10 +99,41 @@ type Shard struct {
 // tie; each in turn goes to the shard with the smallest running total, the
 // lowest id on ties. It takes O(n log n + n log size).
 func Partition(enabled []registry.Registration, size int) ([]Shard, error) {
+	return partition(enabled, size, nil)
+}
+
+// PartitionTimed is Partition balanced on measured seconds: a test whose
+// file measured has is weighed by that time instead of its est_time (every
+// registration of that file, since each one is a run of the file); the
+// others keep their est_time. The rule and its tie-breaks are Partition's,
+// so every shard job given the same timings computes the same split, and
+// with no measured file of enabled the shards are Partition's. EstTotal
+// still sums the declared est_time; TimedTotal sums the weights.
+func PartitionTimed(enabled []registry.Registration, size int, measured map[string]float64) ([]Shard, error) {
+	if measured == nil {
+		measured = map[string]float64{}
+	}
+	return partition(enabled, size, measured)
+}
+
+// Measured counts the registrations of enabled whose file measured has.
+func Measured(enabled []registry.Registration, measured map[string]float64) int {
+	n := 0
+	for _, r := range enabled {
+		if _, ok := measured[r.File]; ok {
+			n++
+		}
+	}
+	return n
+}
+
+// partition is Partition, weighing each test by its measured time when
+// measured is not nil and has its file.
+func partition(enabled []registry.Registration, size int, measured map[string]float64) ([]Shard, error) {
 	if size <= 0 {
 		return nil, &SizeError{Size: size}
 	}
-	order := lptOrder(enabled)
+	order := lptOrder(enabled, measured)
 
 	// First decide where every test goes, then copy each test once into a
 	// shard allocated at its final length.
@@ -118,8 +153,12 @@ func Partition(enabled []registry.Registration, size int) ([]Shard, error) {
 	}
 	for i, k := range order {
 		sh := &shards[assign[i]]
-		sh.Tests = append(sh.Tests, enabled[k.idx])
-		sh.EstTotal += k.est
+		r := enabled[k.idx]
+		sh.Tests = append(sh.Tests, r)
+		sh.EstTotal += r.EstTime
+		if measured != nil {
+			sh.TimedTotal += k.est
+		}
 	}
 	return shards, nil
 }
@@ -132,12 +171,17 @@ type lptKey struct {
 	idx  int32
 }
 
-// lptOrder returns the keys of regs sorted by est_time descending, then
-// file ascending, then index (which makes the sort stable).
-func lptOrder(regs []registry.Registration) []lptKey {
+// lptOrder returns the keys of regs sorted by weight (the measured time of
+// the file when measured has it, else est_time) descending, then file
+// ascending, then index (which makes the sort stable).
+func lptOrder(regs []registry.Registration, measured map[string]float64) []lptKey {
 	keys := make([]lptKey, len(regs))
 	for i := range regs {
-		keys[i] = lptKey{est: regs[i].EstTime, file: regs[i].File, idx: int32(i)}
+		est := regs[i].EstTime
+		if t, ok := measured[regs[i].File]; ok {
+			est = t
+		}
+		keys[i] = lptKey{est: est, file: regs[i].File, idx: int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b lptKey) int {
 		switch {
