@@ -15,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // SuitesOptions holds the flags of `miles-ci suites`.
@@ -22,6 +23,8 @@ type SuitesOptions struct {
 	Factory *Factory
 	Suite   string // --suite: list this suite's registrations
 	JSON    bool   // --json: the roster and registrations as JSON (SPEC §7)
+	// Timings is a timings file (--timings) to compare est_time with.
+	Timings string
 }
 
 // NewCmdSuites builds `miles-ci suites`: the roster of suites with how many
@@ -49,11 +52,16 @@ JSON holds only that suite and its registrations.`,
 	}
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
+	cmd.Flags().StringVar(&opts.Timings, timingsFlag, "",
+		"compare est_time with the measured seconds in the timings file `PATH`, flagging files measured over 1.25 x est_time")
 	return cmd
 }
 
 func suitesRun(opts *SuitesOptions) error {
 	f := opts.Factory
+	if opts.Timings != "" && opts.JSON {
+		return usageErrorf("--timings cannot be combined with --json")
+	}
 	cfg, reg, err := f.Collect()
 	if err != nil {
 		return reportCollectError(f, err)
@@ -75,13 +83,23 @@ func suitesRun(opts *SuitesOptions) error {
 		}
 	}
 
+	var measured timings.Timings
+	if opts.Timings != "" {
+		if measured, err = timings.Read(opts.Timings); err != nil {
+			return err
+		}
+	}
+
 	switch {
 	case opts.JSON:
 		err = writeSuitesJSON(f.Out, suites, regs)
 	case opts.Suite != "":
-		err = writeSuiteDetail(f.Out, opts.Suite, suites, regs)
+		err = writeSuiteDetail(f.Out, opts.Suite, suites, regs, measured)
 	default:
 		err = writeRoster(f.Out, cfg, reg)
+		if err == nil && measured != nil {
+			err = writeOverBudget(f.Out, cfg, reg.Registrations, measured)
+		}
 	}
 	if err != nil {
 		return err
@@ -219,7 +237,60 @@ func writeRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error 
 	return err
 }
 
-func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []registry.Registration) error {
+// overBudget is the factor of est_time past which the Python runner's
+// timeout rule, floor(est_time x 1.25), no longer covers a file.
+const overBudget = 1.25
+
+// measuredCells are the MEASURED and VS EST cells of a registration.
+func measuredCells(r registry.Registration, measured timings.Timings) (string, string) {
+	m, ok := measured[r.File]
+	switch {
+	case !ok:
+		return "-", "-"
+	case m > r.EstTime*overBudget:
+		return seconds(m), "OVER 1.25x est"
+	}
+	return seconds(m), "ok"
+}
+
+// writeOverBudget lists, after the roster, the registrations that CI runs
+// whose file measured more than 1.25 x its est_time.
+func writeOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registration, measured timings.Timings) error {
+	var lines []string
+	n := 0
+	for _, r := range regs {
+		s, ok := cfg.Suite(r.Suite)
+		if !ok || s.Backend != r.Backend || !r.Enabled() {
+			continue
+		}
+		m, ok := measured[r.File]
+		if !ok {
+			continue
+		}
+		n++
+		if m > r.EstTime*overBudget {
+			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", cell(r.File), r.Suite, seconds(m), seconds(r.EstTime)))
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %s measured; %d over 1.25 x est_time (the Python timeout rule):\n",
+		n, countNoun(countEnabledInJobs(cfg, regs), "enabled registration"), len(lines))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+func countEnabledInJobs(cfg *config.Config, regs []registry.Registration) int {
+	n := 0
+	for _, r := range regs {
+		if s, ok := cfg.Suite(r.Suite); ok && s.Backend == r.Backend && r.Enabled() {
+			n++
+		}
+	}
+	return n
+}
+
+func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []registry.Registration, measured timings.Timings) error {
 	// Only registrations of the suite's own backend run in its job; without
 	// a configured suite, none do.
 	var backend config.Backend
@@ -240,7 +311,11 @@ func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED")
+	if measured != nil {
+		fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tMEASURED\tVS EST\tLABELS\tNIGHTLY\tDISABLED")
+	} else {
+		fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED")
+	}
 	runs, total := 0, 0.0
 	for _, r := range regs {
 		labels := "-"
@@ -260,6 +335,11 @@ func writeSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 		} else if r.Backend == backend {
 			runs++
 			total += r.EstTime
+		}
+		if measured != nil {
+			m, vs := measuredCells(r, measured)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.File), r.Backend, seconds(r.EstTime), m, vs, cell(labels), nightly, disabled)
+			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.File), r.Backend, seconds(r.EstTime), cell(labels), nightly, disabled)
 	}

@@ -201,10 +201,31 @@ func TestTimings_BadFileEndToEnd(t *testing.T) {
 		for cname, argv := range commands {
 			t.Run(tt.name+"/"+cname, func(t *testing.T) {
 				f, _, errOut := suitesFactory(runRepo, nil)
-				code := Main(append(append([]string{}, argv...), "--timings", tt.path), f)
+				code := Main(append(append([]string{"--root", runRepo}, argv...), "--timings", tt.path), f)
 				assert.Equal(t, exitFailure, code)
 				assert.Equal(t, fmt.Sprintf("error: read timings %q: %s\n", tt.path, tt.want), errOut.String())
 			})
 		}
+	}
+}
+
+func TestSuitesTimings_Golden(t *testing.T) {
+	requireReader(t)
+	tests := []struct {
+		golden string
+		argv   []string
+		code   int
+	}{
+		{"timings-detail.golden", []string{"suites", "--suite", "stage-c-8-gpu-h100", "--timings", runTimings}, exitOK},
+		{"timings-roster.golden", []string{"suites", "--timings", runTimings}, exitOK},
+		{"timings-json.golden", []string{"suites", "--timings", runTimings, "--json"}, exitUsage},
+		{"timings-missing.golden", []string{"suites", "--timings", "testdata/run/no-such-timings.json"}, exitFailure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			f, out, errOut := suitesFactory(runRepo, nil)
+			assert.Equal(t, tt.code, Main(append([]string{"--root", runRepo}, tt.argv...), f))
+			assertGolden(t, "suites", tt.golden, out.String()+"--- stderr\n"+errOut.String())
+		})
 	}
 }
