@@ -37,6 +37,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdRun(f, nil),
 		NewCmdPartition(f, nil),
 		NewCmdConfig(f),
+		NewCmdTimings(f, nil),
 	)
 	return root
 }

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/timings"
+)
+
+// TimingsMergeOptions are the flags of `miles-ci timings merge`.
+type TimingsMergeOptions struct {
+	Output string
+	Inputs []string
+}
+
+// NewCmdTimings builds `miles-ci timings`, the home of commands on the
+// measured-timings files that `run --timings-out` writes and
+// `run/partition --timings` read.
+func NewCmdTimings(f *Factory, runF func(*TimingsMergeOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "timings",
+		Short: "Work with measured-timings files (merge the shards' files into one)",
+		Args:  cobra.NoArgs,
+	}
+	opts := &TimingsMergeOptions{}
+	merge := &cobra.Command{
+		Use:   "merge FILE... [-o OUT]",
+		Short: "Merge timings files; a later file wins for the same test file",
+		Long: `Merge the timings files that the shards of a suite wrote with --timings-out
+into one, to feed back to run and partition with --timings. Files are read in
+the order given; a later file's value wins for a test file listed twice.
+Without -o the merged document goes to stdout.`,
+		Example: `  miles-ci timings merge parts/*.json -o timings.json`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return timingsMergeRun(f, opts)
+		},
+	}
+	merge.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged file to `OUT` instead of stdout")
+	cmd.AddCommand(merge)
+	return cmd
+}
+
+func timingsMergeRun(f *Factory, opts *TimingsMergeOptions) error {
+	merged := timings.Timings{}
+	for _, path := range opts.Inputs {
+		t, err := timings.Read(path)
+		if err != nil {
+			return err
+		}
+		merged.Merge(t)
+	}
+	data, err := merged.Marshal()
+	if err != nil {
+		return fmt.Errorf("encode timings: %w", err)
+	}
+	if opts.Output == "" {
+		_, err = f.Out.Write(data)
+		return err
+	}
+	// Write beside the target and rename, so a reader never sees half a file.
+	tmp, err := os.CreateTemp(filepath.Dir(opts.Output), ".timings-*.json")
+	if err != nil {
+		return fmt.Errorf("write timings %q: %w", opts.Output, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write timings %q: %w", opts.Output, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write timings %q: %w", opts.Output, err)
+	}
+	if err := os.Rename(tmp.Name(), opts.Output); err != nil {
+		return fmt.Errorf("write timings %q: %w", opts.Output, err)
+	}
+	return nil
+}
