@@ -4,8 +4,12 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -41,8 +45,17 @@ func SystemFactory() *Factory {
 	}
 }
 
-// Config loads the configuration for the chosen root.
+// Config loads the configuration for the chosen root. A root that is not a
+// directory is an error: a mistyped --root would otherwise find no tests and
+// pass every stage.
 func (f *Factory) Config() (*config.Config, error) {
+	info, err := os.Stat(f.Root)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("repository root %q: %w", f.Root, errors.Unwrap(err))
+	case !info.IsDir():
+		return nil, fmt.Errorf("repository root %q is not a directory", f.Root)
+	}
 	return config.Load(f.Root, f.ConfigPath)
 }
 
@@ -56,5 +69,20 @@ func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
+	if len(reg.Files) == 0 && !anyDirExists(f.Root, cfg.Roots) {
+		// Not an error (a repository may have no tests yet, and the Python
+		// collector passes too), but almost always a wrong --root or cwd.
+		fmt.Fprintf(f.ErrOut, "warning: none of the discovery roots (%s) exists below %s; is it the repository root?\n",
+			strings.Join(cfg.Roots, ", "), f.Root)
+	}
 	return cfg, reg, nil
+}
+
+func anyDirExists(root string, dirs []string) bool {
+	for _, d := range dirs {
+		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(d))); err == nil && info.IsDir() {
+			return true
+		}
+	}
+	return false
 }
