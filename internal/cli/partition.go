@@ -77,6 +77,9 @@ func (o *PartitionOptions) validate() error {
 	if o.SizeSet && o.Size <= 0 {
 		return usageErrorf("--size must be positive, got %d", o.Size)
 	}
+	if o.SizeSet && o.Size > config.MaxShards {
+		return usageErrorf("--size must be at most %d, got %d", config.MaxShards, o.Size)
+	}
 	if o.IDSet {
 		if o.ID < 0 {
 			return usageErrorf("--id must not be negative, got %d", o.ID)

@@ -50,6 +50,7 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 	}{
 		{"no suite", nil, "the following arguments are required: --suite"},
 		{"size zero", []string{"--suite", "s", "--size", "0"}, "--size must be positive, got 0"},
+		{"size beyond any matrix", []string{"--suite", "s", "--size", "1000000000"}, "--size must be at most 100000, got 1000000000"},
 		{"negative id", []string{"--suite", "s", "--id", "-1"}, "--id must not be negative, got -1"},
 		{"id out of range", []string{"--suite", "s", "--size", "2", "--id", "2"}, "--id must be in range [0, 2), but got 2"},
 		{"both cadence flags", []string{"--suite", "s", "--cadence", "weekly", "--nightly"}, "argument --nightly: not allowed with argument --cadence"},

@@ -83,6 +83,9 @@ func (o *RunOptions) fromSelection(sf *selectionFlags) error {
 		if o.PartitionSize <= 0 {
 			return usageErrorf("--auto-partition-size must be positive.")
 		}
+		if o.PartitionSize > config.MaxShards {
+			return usageErrorf("--auto-partition-size must be at most %d, got %d", config.MaxShards, o.PartitionSize)
+		}
 		if o.PartitionID < 0 || o.PartitionID >= o.PartitionSize {
 			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %d", o.PartitionSize, o.PartitionID)
 		}

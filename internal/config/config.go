@@ -46,6 +46,13 @@ type Label struct {
 	Description string
 }
 
+// MaxShards bounds a shard count (a suite's shards, --auto-partition-size,
+// partition --size). A GitHub Actions matrix holds at most 256 jobs, so
+// this is far beyond any real split; a larger count would only make
+// miles-ci allocate, and partition print, that many shards (a count near
+// the int range panicked, Python raises MemoryError).
+const MaxShards = 100000
+
 // Suite is one CI stage.
 type Suite struct {
 	Name    string

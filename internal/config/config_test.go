@@ -171,6 +171,8 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:11: unknown key "shard" in a suite`},
 		{"shards below one", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 0", 1) },
 			`ci.yaml:11: suite "unit" has shards "0"; expected a whole number of at least 1`},
+		{"shards beyond any matrix", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 1000000000", 1) },
+			`ci.yaml:11: suite "unit" has shards "1000000000"; expected at most 100000`},
 		{"shards not a number", func(s string) string { return strings.Replace(s, "shards: 2", "shards: two", 1) },
 			`ci.yaml:11: suite "unit" has shards "two"`},
 		{"duplicate suite", func(s string) string { return s + "    - name: unit\n" },

@@ -440,6 +440,9 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		if err := v.Decode(&s.Shards); err != nil || s.Shards < 1 {
 			return s, p.errf(v, "suite %q has shards %q; expected a whole number of at least 1", s.Name, v.Value)
 		}
+		if s.Shards > MaxShards {
+			return s, p.errf(v, "suite %q has shards %q; expected at most %d", s.Name, v.Value, MaxShards)
+		}
 	}
 	if v := f["external"]; v != nil {
 		if err := v.Decode(&s.External); err != nil {

@@ -30,10 +30,13 @@ func (e *UnknownSuiteError) Error() string {
 	return fmt.Sprintf("Unknown suite %s for backend %s", e.Suite, e.Backend.Upper())
 }
 
-// SizeError is a shard count that is not positive.
+// SizeError is a shard count that is not positive or above config.MaxShards.
 type SizeError struct{ Size int }
 
 func (e *SizeError) Error() string {
+	if e.Size > config.MaxShards {
+		return fmt.Sprintf("shard count must be at most %d, got %d", config.MaxShards, e.Size)
+	}
 	return fmt.Sprintf("shard count must be positive, got %d", e.Size)
 }
 
@@ -130,7 +133,7 @@ func Measured(enabled []registry.Registration, measured map[string]float64) int 
 // partition is Partition, weighing each test by its measured time when
 // measured is not nil and has its file.
 func partition(enabled []registry.Registration, size int, measured map[string]float64) ([]Shard, error) {
-	if size <= 0 {
+	if size <= 0 || size > config.MaxShards {
 		return nil, &SizeError{Size: size}
 	}
 	order := lptOrder(enabled, measured)

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -114,8 +115,8 @@ func TestPartition_PinsEveryShard(t *testing.T) {
 	}
 }
 
-func TestPartition_RejectsNonPositiveSize(t *testing.T) {
-	for _, size := range []int{0, -1} {
+func TestPartition_RejectsNonPositiveOrHugeSize(t *testing.T) {
+	for _, size := range []int{0, -1, config.MaxShards + 1, math.MaxInt} {
 		_, err := Partition([]registry.Registration{reg("a", 1)}, size)
 		var se *SizeError
 		require.ErrorAs(t, err, &se)
