@@ -205,5 +205,11 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp.Name())
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		// The rename fails when path is a directory, for one; the temporary
+		// file must not be left beside it.
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
 }
