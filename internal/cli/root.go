@@ -21,6 +21,11 @@ and selects, shards and runs one stage's tests.`,
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// run and partition parse their own flags (parseOwnFlags checks
+		// them there); for them nothing is Changed yet at this point.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return checkPathFlags(cmd.Flags())
+		},
 	}
 	root.PersistentFlags().StringVar(&f.Root, "root", ".", "repository root `DIR`")
 	root.PersistentFlags().StringVar(&f.ConfigPath, "config", "", "configuration `FILE` (default: <root>/"+".miles-ci.yaml, else the built-in Miles configuration)")

@@ -44,3 +44,26 @@ func TestRoot_NoDiscoveryRootWarnsButPasses(t *testing.T) {
 	require.Equal(t, 0, Main([]string{"--root", dir, "suites", "--json"}, f))
 	assert.Empty(t, errOut.String(), "an existing but empty root is not suspicious")
 }
+
+func TestRoot_AnEmptyPathFlagIsAUsageErrorNotTheDefault(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--config", "", "suites"}, "config"},
+		{[]string{"suites", "--config="}, "config"},
+		{[]string{"suites", "--timings", ""}, "timings"},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--list-only", "--timings", ""}, "timings"},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--list-only", "--config", ""}, "config"},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--json-report="}, "json-report"},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--junit-xml", ""}, "junit-xml"},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--timings-out", ""}, "timings-out"},
+		{[]string{"partition", "--suite", "stage-a-cpu", "--timings", ""}, "timings"},
+	} {
+		f, out, errOut := suitesFactory(dir, nil)
+		assert.Equal(t, 2, Main(append([]string{"--root", dir}, tc.args...), f), "%v", tc.args)
+		assert.Contains(t, errOut.String(), "--"+tc.flag+" needs a path, got an empty value", "%v", tc.args)
+		assert.Empty(t, out.String(), "%v", tc.args)
+	}
+}

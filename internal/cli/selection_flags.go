@@ -132,7 +132,25 @@ func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, extras []strin
 		return false, nil, &UsageError{Msg: err.Error()}
 	}
 	help, _ = fs.GetBool("help")
+	if err := checkPathFlags(fs); err != nil {
+		return false, nil, err
+	}
 	return help, extras, nil
+}
+
+// pathFlags name a file miles-ci reads or writes. Given an empty value
+// (`--timings "$UNSET"`) each would otherwise act as if it were absent: the
+// default configuration, the default split, no report, all silently.
+var pathFlags = []string{"config", timingsFlag, "json-report", "junit-xml", "timings-out"}
+
+// checkPathFlags refuses an explicitly empty path flag of fs.
+func checkPathFlags(fs *pflag.FlagSet) error {
+	for _, name := range pathFlags {
+		if fl := fs.Lookup(name); fl != nil && fl.Changed && fl.Value.String() == "" {
+			return usageErrorf("--%s needs a path, got an empty value", name)
+		}
+	}
+	return nil
 }
 
 // unrecognized is argparse's error for the arguments no flag took.
