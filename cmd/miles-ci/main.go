@@ -6,20 +6,34 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/radixark/miles-ci/internal/cli"
 )
 
+// forceExitAfter bounds how long miles-ci may take to stop after the first
+// SIGINT or SIGTERM. A running suite needs a few seconds (its children get
+// SIGTERM, then SIGKILL three seconds later, then the summary is printed);
+// a command blocked in the kernel, such as opening a FIFO nobody writes to,
+// never looks at its context, and must still end.
+var forceExitAfter = 8 * time.Second
+
 func main() {
 	// SIGINT and SIGTERM cancel the context instead of killing miles-ci, so
 	// a running suite can stop its children's process groups and print its
-	// summary before exiting with 128 + the signal.
+	// summary before exiting with 128 + the signal. A second signal, or the
+	// first one left unanswered for forceExitAfter, exits at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		s := <-sigs
 		cancel(&cli.SignalError{Signal: s})
+		select {
+		case s = <-sigs:
+		case <-time.After(forceExitAfter):
+		}
+		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
 	os.Exit(cli.MainContext(ctx, os.Args[1:], cli.SystemFactory()))
 }

@@ -108,3 +108,36 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
+// miles-ci even where nothing can look at its context: opening a FIFO that
+// no one writes to (a --config pointing at a stuck process substitution).
+func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "config.yaml")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, second := range []bool{true, false} {
+		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "--root", dir, "--config", fifo, "suites")
+			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			time.Sleep(300 * time.Millisecond) // let it block in open(2)
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			if second {
+				time.Sleep(100 * time.Millisecond)
+				require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				var exit *exec.ExitError
+				require.True(t, errors.As(err, &exit), "exit: %v", err)
+				assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
+			case <-time.After(forceExitAfter + 10*time.Second):
+				t.Fatal("miles-ci did not exit after SIGTERM while blocked opening a FIFO")
+			}
+		})
+	}
+}
