@@ -1,11 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -150,8 +153,11 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		}
 	}
 	// Leftovers: servers the test started and did not stop still hold GPU
-	// memory and would outlive the run.
+	// memory and would outlive the run. SIGKILL is delivered asynchronously,
+	// so wait (briefly) until the group is really gone: the next test must
+	// not start, nor miles-ci exit, while they still hold a GPU.
 	killGroup(pgid, syscall.SIGKILL)
+	waitGroupGone(pgid, groupGoneWait)
 
 	for _, c := range copies {
 		c.finish()
@@ -180,6 +186,59 @@ func killGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, sig)
 	}
+}
+
+// groupGoneWait bounds how long a run waits for a killed process group to
+// disappear; a zombie its new parent is slow to reap must not stall a run.
+const groupGoneWait = 2 * time.Second
+
+// waitGroupGone polls until no live process of the group is left, or max.
+// A killed process that its new parent has not reaped yet (a zombie) holds
+// nothing and counts as gone.
+func waitGroupGone(pgid int, max time.Duration) {
+	if pgid <= 0 {
+		return
+	}
+	deadline := time.Now().Add(max)
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// groupAlive reports whether a process of the group is alive and not a
+// zombie. Without /proc it can only tell whether the group exists at all.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) != nil {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces and
+		// parentheses, so read the fields after its last ')'.
+		i := bytes.LastIndexByte(data, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(data[i+1:]))
+		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
+			continue
+		}
+		if pg, err := strconv.Atoi(fields[2]); err == nil && pg == pgid {
+			return true
+		}
+	}
+	return false
 }
 
 func closeCopies(cs []*copier) {
