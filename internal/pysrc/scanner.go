@@ -605,10 +605,6 @@ func (s *scanner) scanNumber() token {
 	src := s.src
 	start := s.pos
 	i := start
-	tok := func(end int) token {
-		s.pos = end
-		return token{kind: tNumber, start: int32(start), end: int32(end), line: s.line}
-	}
 	if src[i] == '.' {
 		return s.fraction(start, i+1)
 	}
@@ -634,31 +630,32 @@ func (s *scanner) scanNumber() token {
 			}
 			i++
 		}
-		nonzero := false
-		if isDigit(s.peekAt(i)) {
-			nonzero = true
-			if i = s.decimalTail(i); i < 0 {
-				return token{kind: tEOF}
-			}
+		if !isDigit(s.peekAt(i)) {
+			return s.decimalEnd(start, i, zerosOnly)
 		}
-		switch c := s.peekAt(i); {
-		case c == '.':
-			return s.fraction(start, i+1)
-		case c == 'e' || c == 'E':
-			return s.exponent(start, i)
-		case c == 'j' || c == 'J':
-			return s.imaginary(start, i+1)
-		case nonzero:
-			return s.fail(start, s.line, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
-		}
-		if !s.endOfNumber(i, "decimal") {
+		if i = s.decimalTail(i); i < 0 {
 			return token{kind: tEOF}
 		}
-		return tok(i)
+		return s.decimalEnd(start, i, leadingZeros)
 	}
 	if i = s.decimalTail(i); i < 0 {
 		return token{kind: tEOF}
 	}
+	return s.decimalEnd(start, i, plainDecimal)
+}
+
+// The three shapes of a decimal literal's integer part, which decide what
+// may follow it.
+const (
+	plainDecimal = iota // 1, 123: an int of any size, subject to the digit limit
+	zerosOnly           // 0, 00, 0_0: an int with no digit limit
+	leadingZeros        // 017: legal only as the start of a float or imaginary
+)
+
+// decimalEnd finishes a decimal literal whose integer part ends at i: a
+// fraction, an exponent or an imaginary suffix may follow; otherwise it is
+// an integer.
+func (s *scanner) decimalEnd(start, i, shape int) token {
 	switch c := s.peekAt(i); {
 	case c == '.':
 		return s.fraction(start, i+1)
@@ -666,14 +663,17 @@ func (s *scanner) scanNumber() token {
 		return s.exponent(start, i)
 	case c == 'j' || c == 'J':
 		return s.imaginary(start, i+1)
+	case shape == leadingZeros:
+		return s.fail(start, s.line, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
 	}
 	if !s.endOfNumber(i, "decimal") {
 		return token{kind: tEOF}
 	}
-	if i-start > maxIntDigits {
+	if shape == plainDecimal && i-start > maxIntDigits {
 		s.noteBigInt(start, i)
 	}
-	return tok(i)
+	s.pos = i
+	return token{kind: tNumber, start: int32(start), end: int32(i), line: s.line}
 }
 
 // maxIntDigits is Python's default limit on the digits of a decimal integer
