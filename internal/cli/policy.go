@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/selection"
 )
@@ -217,7 +217,7 @@ func policyRun(opts *PolicyOptions) error {
 
 	rawLabels := strings.Join(wf.RawLabels, " ")
 	bypass := fmt.Sprint(wf.Policy.Bypass)
-	skipped := pyJSONStrings(sel.Skipped)
+	skipped := pyfmt.JSONStringListCompact(sel.Skipped)
 	outputs := []ghactions.OutputPair{
 		{Name: "cadence", Value: wf.Cadence},
 		{Name: "raw_labels", Value: rawLabels},
@@ -336,48 +336,6 @@ func writePolicyJSON(w io.Writer, cfg *config.Config, wf policy.Workflow, sel se
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
-}
-
-// pyJSONStrings writes a list of strings as Python's
-// json.dumps(items, separators=(",", ":")) does: ASCII only, non-ASCII as
-// \uXXXX (surrogate pairs beyond the BMP), no HTML escaping.
-func pyJSONStrings(items []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('"')
-		for _, r := range s {
-			switch {
-			case r == '"':
-				b.WriteString(`\"`)
-			case r == '\\':
-				b.WriteString(`\\`)
-			case r == '\n':
-				b.WriteString(`\n`)
-			case r == '\r':
-				b.WriteString(`\r`)
-			case r == '\t':
-				b.WriteString(`\t`)
-			case r == '\b':
-				b.WriteString(`\b`)
-			case r == '\f':
-				b.WriteString(`\f`)
-			case r < 0x20 || (r > 0x7e && r <= 0xffff):
-				fmt.Fprintf(&b, `\u%04x`, r)
-			case r > 0xffff:
-				hi, lo := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
-			default:
-				b.WriteRune(r)
-			}
-		}
-		b.WriteByte('"')
-	}
-	b.WriteByte(']')
-	return b.String()
 }
 
 func plural(n int, one, many string) string {

@@ -406,10 +406,3 @@ func TestMain_PolicyMissingEventExitsOne(t *testing.T) {
 	assert.Equal(t, "::error::EVENT_NAME is not set\n", errOut.String())
 	assert.Empty(t, out.String())
 }
-
-func TestPyJSONStrings_WritesLikePythonJSONDumps(t *testing.T) {
-	assert.Equal(t, `[]`, pyJSONStrings(nil))
-	assert.Equal(t, `["a","b"]`, pyJSONStrings([]string{"a", "b"}))
-	assert.Equal(t, `["<&>","\"\\","\n\t\u0001\u007f","\u00e9\ud83d\ude00"]`,
-		pyJSONStrings([]string{"<&>", `"\`, "\n\t\x01\x7f", "é😀"}))
-}

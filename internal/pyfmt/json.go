@@ -101,3 +101,68 @@ func surrogateAt(s string, i int) (rune, bool) {
 	}
 	return rune(s[i]&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
 }
+
+// AppendJSONStringASCII appends s as Python's json.dumps writes a string by
+// default (ensure_ascii): everything outside printable ASCII as \uXXXX, a
+// code point beyond the BMP as its surrogate pair, a surrogate held in WTF-8
+// as itself, and any other invalid byte as U+FFFD.
+func AppendJSONStringASCII(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	u4 := func(b []byte, r rune) []byte {
+		return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if sr, ok := surrogateAt(s, i); ok {
+			r, size = sr, 3
+		}
+		i += size
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r == '\b':
+			b = append(b, '\\', 'b')
+		case r == '\f':
+			b = append(b, '\\', 'f')
+		case ' ' <= r && r <= '~':
+			b = append(b, byte(r))
+		case r > 0xffff:
+			r -= 0x10000
+			b = u4(b, 0xd800|(r>>10)&0x3ff)
+			b = u4(b, 0xdc00|r&0x3ff)
+		default:
+			b = u4(b, r)
+		}
+	}
+	return append(b, '"')
+}
+
+// JSONStringListCompact writes items as json.dumps(items,
+// separators=(",", ":")) does: ["a","b"], ASCII only.
+func JSONStringListCompact(items []string) string {
+	b := []byte{'['}
+	for i, s := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONStringASCII(b, s)
+	}
+	return string(append(b, ']'))
+}
+
+// appendWTF8 appends r in UTF-8, except that a surrogate code point, which
+// UTF-8 cannot hold, is written as its three WTF-8 bytes so that it survives
+// as Python keeps it.
+func appendWTF8(b []byte, r rune) []byte {
+	if 0xd800 <= r && r <= 0xdfff {
+		return append(b, byte(0xe0|r>>12), byte(0x80|(r>>6)&0x3f), byte(0x80|r&0x3f))
+	}
+	return utf8.AppendRune(b, r)
+}

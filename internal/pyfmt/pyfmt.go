@@ -1,5 +1,7 @@
-// Package pyfmt writes values the way Python's repr and str write them, for
-// the messages and lines miles-ci must reproduce byte for byte.
+// Package pyfmt is miles-ci's one home for Python compatibility: it writes
+// values the way Python's repr, str and json.dumps write them, and reads
+// them the way int(), str.isspace and json.loads do, for the messages, lines
+// and files miles-ci must reproduce byte for byte.
 package pyfmt
 
 import (

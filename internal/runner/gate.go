@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
@@ -11,7 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
 // RecordDirEnv names the directory where a test's training processes write
@@ -45,8 +45,8 @@ func RecordDir(base, file string, attempt int) string {
 // {"metric": k, "series": [[step, value], ...]}; the output has one line per
 // metric, in the order metrics were first seen, holding the concatenation
 // of its series sorted by step (stable; null steps last), written as
-// Python's json.dumps writes it so the Python gate reads identical bytes.
-// A missing dir merges nothing and writes nothing.
+// Python's json.dumps writes it (pyfmt.MergeRecords) so the Python gate
+// reads identical bytes. A missing dir merges nothing and writes nothing.
 func MergeRecords(dir, merged string) error {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
@@ -63,116 +63,19 @@ func MergeRecords(dir, merged string) error {
 	}
 	sort.Strings(names)
 
-	type metric struct {
-		key    *pyValue
-		series []*pyValue
-	}
-	var order []*metric
-	byKey := map[string]*metric{}
+	files := make([]pyfmt.RecordFile, 0, len(names))
 	for _, name := range names {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return err
 		}
-		if !utf8.Valid(data) {
-			return fmt.Errorf("%s: not UTF-8", name)
-		}
-		for n, line := range splitUniversal(data) {
-			line = bytes.TrimFunc(line, isPySpace)
-			if len(line) == 0 {
-				continue
-			}
-			v, err := parsePyJSON(line)
-			if err != nil {
-				return fmt.Errorf("%s:%d: %w", name, n+1, err)
-			}
-			k, ok1 := v.get("metric")
-			s, ok2 := v.get("series")
-			if !ok1 || !ok2 {
-				return fmt.Errorf("%s:%d: a record needs \"metric\" and \"series\"", name, n+1)
-			}
-			if s.kind != pyList {
-				return fmt.Errorf("%s:%d: \"series\" is not a list", name, n+1)
-			}
-			id := string(k.encode(nil))
-			m := byKey[id]
-			if m == nil {
-				m = &metric{key: k}
-				byKey[id] = m
-				order = append(order, m)
-			}
-			m.series = append(m.series, s.list...)
-		}
+		files = append(files, pyfmt.RecordFile{Name: name, Data: data})
 	}
-
-	var out []byte
-	for _, m := range order {
-		if err := sortSeries(m.series); err != nil {
-			return fmt.Errorf("metric %s: %w", m.key.encode(nil), err)
-		}
-		out = append(out, `{"metric": `...)
-		out = m.key.encode(out)
-		out = append(out, `, "series": `...)
-		out = (&pyValue{kind: pyList, list: m.series}).encode(out)
-		out = append(out, "}\n"...)
+	out, err := pyfmt.MergeRecords(files)
+	if err != nil {
+		return err
 	}
 	return os.WriteFile(merged, out, 0o644)
-}
-
-// sortSeries sorts points by their first element, None last, stably, and
-// fails where Python's comparison would raise.
-func sortSeries(points []*pyValue) error {
-	var failed error
-	key := func(p *pyValue) *pyValue {
-		if p.kind != pyList || len(p.list) == 0 {
-			if failed == nil {
-				failed = fmt.Errorf("point %s has no step", p.encode(nil))
-			}
-			return &pyValue{kind: pyNull}
-		}
-		return p.list[0]
-	}
-	sort.SliceStable(points, func(i, j int) bool {
-		a, b := key(points[i]), key(points[j])
-		if a.kind == pyNull || b.kind == pyNull {
-			return a.kind != pyNull && b.kind == pyNull
-		}
-		less, err := pyLess(a, b)
-		if err != nil && failed == nil {
-			failed = err
-		}
-		return less
-	})
-	return failed
-}
-
-// splitUniversal splits text into lines the way Python's text mode reads
-// them: at "\r\n", "\r" or "\n".
-func splitUniversal(data []byte) [][]byte {
-	var lines [][]byte
-	for len(data) > 0 {
-		i := bytes.IndexAny(data, "\r\n")
-		if i < 0 {
-			lines = append(lines, data)
-			break
-		}
-		lines = append(lines, data[:i])
-		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			i++
-		}
-		data = data[i+1:]
-	}
-	return lines
-}
-
-// isPySpace is Python's str.isspace for one rune.
-func isPySpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f, 0x85, 0xa0, 0x1680,
-		0x2028, 0x2029, 0x202f, 0x205f, 0x3000:
-		return true
-	}
-	return 0x2000 <= r && r <= 0x200a
 }
 
 // runGateHook runs the gate hook of a passed file as

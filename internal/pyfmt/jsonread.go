@@ -1,4 +1,4 @@
-package runner
+package pyfmt
 
 import (
 	"errors"
@@ -6,57 +6,56 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"unicode/utf8"
-
-	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
-// The metric records are produced and consumed by Python, so the merge
-// reads JSON the way json.loads does (NaN and ±Infinity allowed, lone
-// surrogates kept, integers of any size, the last of duplicate keys wins in
-// the first one's place) and writes it the way json.dumps does by default
-// (", " and ": " separators, ASCII only, Python's float repr). Integers are
-// written back digit for digit; floats are re-printed from their value, as
-// Python does.
+// JSONValue is a JSON document read the way Python's json.loads reads it
+// (NaN and ±Infinity allowed, lone surrogates kept, integers of any size,
+// the last of duplicate keys wins in the first one's place), so that it can
+// be written back the way json.dumps writes it (", " and ": " separators,
+// ASCII only, Python's float repr). Integers are written back digit for
+// digit; floats are re-printed from their value, as Python does. The
+// metric-history gate's records are read and merged with it.
 
-type pyKind int
+type jsonKind int
 
 const (
-	pyNull pyKind = iota
-	pyBool
-	pyInt
-	pyFloat
-	pyString
-	pyList
-	pyObject
+	jNull jsonKind = iota
+	jBool
+	jInt
+	jFloat
+	jString
+	jList
+	jObject
 )
 
-type pyValue struct {
-	kind  pyKind
+type JSONValue struct {
+	kind  jsonKind
 	b     bool
 	i     *big.Int
 	f     float64
-	s     []rune // code points; lone surrogates are kept as themselves
-	list  []*pyValue
-	keys  []*pyValue // pyObject: keys in first-seen order
-	items []*pyValue // pyObject: values, parallel to keys
+	s     string // WTF-8: lone surrogates are kept as themselves
+	list  []*JSONValue
+	keys  []string     // jObject: keys in first-seen order
+	items []*JSONValue // jObject: values, parallel to keys
 }
 
-func (v *pyValue) get(key string) (*pyValue, bool) {
-	if v.kind != pyObject {
+// Get is the value of key in an object; false for a missing key or a value
+// that is not an object.
+func (v *JSONValue) Get(key string) (*JSONValue, bool) {
+	if v.kind != jObject {
 		return nil, false
 	}
 	for i, k := range v.keys {
-		if string(k.s) == key {
+		if k == key {
 			return v.items[i], true
 		}
 	}
 	return nil, false
 }
 
-// parsePyJSON parses one JSON document.
-func parsePyJSON(data []byte) (*pyValue, error) {
-	p := &pyParser{src: data}
+// ParseJSON parses one JSON document.
+func ParseJSON(data []byte) (*JSONValue, error) {
+	p := &jsonParser{src: data}
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -69,16 +68,16 @@ func parsePyJSON(data []byte) (*pyValue, error) {
 	return v, nil
 }
 
-type pyParser struct {
+type jsonParser struct {
 	src []byte
 	pos int
 }
 
-func (p *pyParser) errorf(format string, args ...any) error {
+func (p *jsonParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("invalid JSON at column %d: %s", p.pos+1, fmt.Sprintf(format, args...))
 }
 
-func (p *pyParser) space() {
+func (p *jsonParser) space() {
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -89,7 +88,7 @@ func (p *pyParser) space() {
 	}
 }
 
-func (p *pyParser) literal(word string) bool {
+func (p *jsonParser) literal(word string) bool {
 	if len(p.src)-p.pos >= len(word) && string(p.src[p.pos:p.pos+len(word)]) == word {
 		p.pos += len(word)
 		return true
@@ -99,7 +98,7 @@ func (p *pyParser) literal(word string) bool {
 
 const maxDepth = 1000
 
-func (p *pyParser) value(depth int) (*pyValue, error) {
+func (p *jsonParser) value(depth int) (*JSONValue, error) {
 	if depth > maxDepth {
 		return nil, p.errorf("nested too deeply")
 	}
@@ -109,30 +108,30 @@ func (p *pyParser) value(depth int) (*pyValue, error) {
 	switch c := p.src[p.pos]; {
 	case c == '"':
 		s, err := p.str()
-		return &pyValue{kind: pyString, s: s}, err
+		return &JSONValue{kind: jString, s: s}, err
 	case c == '{':
 		return p.object(depth)
 	case c == '[':
 		return p.array(depth)
 	case p.literal("null"):
-		return &pyValue{kind: pyNull}, nil
+		return &JSONValue{kind: jNull}, nil
 	case p.literal("true"):
-		return &pyValue{kind: pyBool, b: true}, nil
+		return &JSONValue{kind: jBool, b: true}, nil
 	case p.literal("false"):
-		return &pyValue{kind: pyBool}, nil
+		return &JSONValue{kind: jBool}, nil
 	case p.literal("NaN"):
-		return &pyValue{kind: pyFloat, f: math.NaN()}, nil
+		return &JSONValue{kind: jFloat, f: math.NaN()}, nil
 	case p.literal("Infinity"):
-		return &pyValue{kind: pyFloat, f: math.Inf(1)}, nil
+		return &JSONValue{kind: jFloat, f: math.Inf(1)}, nil
 	case p.literal("-Infinity"):
-		return &pyValue{kind: pyFloat, f: math.Inf(-1)}, nil
+		return &JSONValue{kind: jFloat, f: math.Inf(-1)}, nil
 	case c == '-' || '0' <= c && c <= '9':
 		return p.number()
 	}
 	return nil, p.errorf("expecting value")
 }
 
-func (p *pyParser) digits() int {
+func (p *jsonParser) digits() int {
 	start := p.pos
 	for p.pos < len(p.src) && '0' <= p.src[p.pos] && p.src[p.pos] <= '9' {
 		p.pos++
@@ -140,7 +139,7 @@ func (p *pyParser) digits() int {
 	return p.pos - start
 }
 
-func (p *pyParser) number() (*pyValue, error) {
+func (p *jsonParser) number() (*JSONValue, error) {
 	start := p.pos
 	if p.src[p.pos] == '-' {
 		p.pos++
@@ -174,38 +173,38 @@ func (p *pyParser) number() (*pyValue, error) {
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, p.errorf("bad number %q", text)
 		}
-		return &pyValue{kind: pyFloat, f: f}, nil
+		return &JSONValue{kind: jFloat, f: f}, nil
 	}
 	i, ok := new(big.Int).SetString(text, 10)
 	if !ok {
 		return nil, p.errorf("bad number %q", text)
 	}
-	return &pyValue{kind: pyInt, i: i}, nil
+	return &JSONValue{kind: jInt, i: i}, nil
 }
 
-func (p *pyParser) str() ([]rune, error) {
+func (p *jsonParser) str() (string, error) {
 	p.pos++ // opening quote
-	var out []rune
+	var out []byte
 	for {
 		if p.pos >= len(p.src) {
-			return nil, p.errorf("unterminated string")
+			return "", p.errorf("unterminated string")
 		}
 		c := p.src[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return out, nil
+			return string(out), nil
 		case c < 0x20:
-			return nil, p.errorf("invalid control character")
+			return "", p.errorf("invalid control character")
 		case c == '\\':
 			if p.pos+1 >= len(p.src) {
-				return nil, p.errorf("unterminated string")
+				return "", p.errorf("unterminated string")
 			}
 			e := p.src[p.pos+1]
 			p.pos += 2
 			switch e {
 			case '"', '\\', '/':
-				out = append(out, rune(e))
+				out = append(out, e)
 			case 'b':
 				out = append(out, '\b')
 			case 'f':
@@ -219,14 +218,14 @@ func (p *pyParser) str() ([]rune, error) {
 			case 'u':
 				u, err := p.hex4()
 				if err != nil {
-					return nil, err
+					return "", err
 				}
 				if 0xd800 <= u && u < 0xdc00 && p.pos+1 < len(p.src) && p.src[p.pos] == '\\' && p.src[p.pos+1] == 'u' {
 					save := p.pos
 					p.pos += 2
 					lo, err := p.hex4()
 					if err != nil {
-						return nil, err
+						return "", err
 					}
 					if 0xdc00 <= lo && lo < 0xe000 {
 						u = 0x10000 + (u-0xd800)<<10 + (lo - 0xdc00)
@@ -234,19 +233,19 @@ func (p *pyParser) str() ([]rune, error) {
 						p.pos = save
 					}
 				}
-				out = append(out, u)
+				out = appendWTF8(out, u)
 			default:
-				return nil, p.errorf("invalid escape")
+				return "", p.errorf("invalid escape")
 			}
 		default:
-			r, size := utf8.DecodeRune(p.src[p.pos:])
-			out = append(out, r)
-			p.pos += size
+			// The records are checked to be UTF-8 before they are parsed.
+			out = append(out, c)
+			p.pos++
 		}
 	}
 }
 
-func (p *pyParser) hex4() (rune, error) {
+func (p *jsonParser) hex4() (rune, error) {
 	if len(p.src)-p.pos < 4 {
 		return 0, p.errorf("invalid \\uXXXX escape")
 	}
@@ -258,9 +257,9 @@ func (p *pyParser) hex4() (rune, error) {
 	return rune(v), nil
 }
 
-func (p *pyParser) array(depth int) (*pyValue, error) {
+func (p *jsonParser) array(depth int) (*JSONValue, error) {
 	p.pos++
-	v := &pyValue{kind: pyList, list: []*pyValue{}}
+	v := &JSONValue{kind: jList, list: []*JSONValue{}}
 	p.space()
 	if p.pos < len(p.src) && p.src[p.pos] == ']' {
 		p.pos++
@@ -289,9 +288,10 @@ func (p *pyParser) array(depth int) (*pyValue, error) {
 	}
 }
 
-func (p *pyParser) object(depth int) (*pyValue, error) {
+func (p *jsonParser) object(depth int) (*JSONValue, error) {
 	p.pos++
-	v := &pyValue{kind: pyObject}
+	v := &JSONValue{kind: jObject}
+	var index map[string]int
 	p.space()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
@@ -316,16 +316,15 @@ func (p *pyParser) object(depth int) (*pyValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		key := &pyValue{kind: pyString, s: s}
-		replaced := false
-		for i, k := range v.keys {
-			if equalRunes(k.s, s) {
-				v.items[i], replaced = item, true
-				break
+		// The last of duplicate keys wins, in the first one's place.
+		if i, ok := index[s]; ok {
+			v.items[i] = item
+		} else {
+			if index == nil {
+				index = map[string]int{}
 			}
-		}
-		if !replaced {
-			v.keys = append(v.keys, key)
+			index[s] = len(v.keys)
+			v.keys = append(v.keys, s)
 			v.items = append(v.items, item)
 		}
 		p.space()
@@ -344,33 +343,19 @@ func (p *pyParser) object(depth int) (*pyValue, error) {
 	}
 }
 
-func equalRunes(a, b []rune) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// encode appends v as json.dumps writes it.
-func (v *pyValue) encode(out []byte) []byte {
+// AppendJSON appends v as Python's json.dumps writes it by default.
+func (v *JSONValue) AppendJSON(out []byte) []byte {
 	switch v.kind {
-	case pyNull:
+	case jNull:
 		return append(out, "null"...)
-	case pyBool:
+	case jBool:
 		if v.b {
 			return append(out, "true"...)
 		}
 		return append(out, "false"...)
-	case pyInt:
+	case jInt:
 		return v.i.Append(out, 10)
-	case pyFloat:
+	case jFloat:
 		switch {
 		case math.IsNaN(v.f):
 			return append(out, "NaN"...)
@@ -379,92 +364,54 @@ func (v *pyValue) encode(out []byte) []byte {
 		case math.IsInf(v.f, -1):
 			return append(out, "-Infinity"...)
 		}
-		return append(out, pyfmt.Float(v.f)...)
-	case pyString:
-		return encodeString(out, v.s)
-	case pyList:
+		return append(out, Float(v.f)...)
+	case jString:
+		return AppendJSONStringASCII(out, v.s)
+	case jList:
 		out = append(out, '[')
 		for i, item := range v.list {
 			if i > 0 {
 				out = append(out, ", "...)
 			}
-			out = item.encode(out)
+			out = item.AppendJSON(out)
 		}
 		return append(out, ']')
-	case pyObject:
+	case jObject:
 		out = append(out, '{')
 		for i, k := range v.keys {
 			if i > 0 {
 				out = append(out, ", "...)
 			}
-			out = encodeString(out, k.s)
+			out = AppendJSONStringASCII(out, k)
 			out = append(out, ": "...)
-			out = v.items[i].encode(out)
+			out = v.items[i].AppendJSON(out)
 		}
 		return append(out, '}')
 	}
 	return out
 }
 
-func encodeString(out []byte, s []rune) []byte {
-	u4 := func(out []byte, r rune) []byte {
-		return append(out, '\\', 'u', hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
-	}
-	out = append(out, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			out = append(out, `\"`...)
-		case r == '\\':
-			out = append(out, `\\`...)
-		case r == '\n':
-			out = append(out, `\n`...)
-		case r == '\r':
-			out = append(out, `\r`...)
-		case r == '\t':
-			out = append(out, `\t`...)
-		case r == '\b':
-			out = append(out, `\b`...)
-		case r == '\f':
-			out = append(out, `\f`...)
-		case ' ' <= r && r <= '~':
-			out = append(out, byte(r))
-		case r > 0xffff:
-			r -= 0x10000
-			out = u4(out, 0xd800|(r>>10)&0x3ff)
-			out = u4(out, 0xdc00|r&0x3ff)
-		default:
-			out = u4(out, r)
-		}
-	}
-	return append(out, '"')
-}
-
-// pyLess is Python's a < b for the step values of two points.
-func pyLess(a, b *pyValue) (bool, error) {
-	numeric := func(v *pyValue) bool { return v.kind == pyInt || v.kind == pyFloat || v.kind == pyBool }
+// jsonLess is Python's a < b for the step values of two points.
+func jsonLess(a, b *JSONValue) (bool, error) {
+	numeric := func(v *JSONValue) bool { return v.kind == jInt || v.kind == jFloat || v.kind == jBool }
 	switch {
 	case numeric(a) && numeric(b):
-		if a.kind == pyFloat && math.IsNaN(a.f) || b.kind == pyFloat && math.IsNaN(b.f) {
+		if a.kind == jFloat && math.IsNaN(a.f) || b.kind == jFloat && math.IsNaN(b.f) {
 			return false, nil
 		}
 		return toBig(a).Cmp(toBig(b)) < 0, nil
-	case a.kind == pyString && b.kind == pyString:
-		for i := 0; i < len(a.s) && i < len(b.s); i++ {
-			if a.s[i] != b.s[i] {
-				return a.s[i] < b.s[i], nil
-			}
-		}
-		return len(a.s) < len(b.s), nil
+	case a.kind == jString && b.kind == jString:
+		// WTF-8 keeps code point order, as UTF-8 does.
+		return a.s < b.s, nil
 	}
-	return false, fmt.Errorf("steps %s and %s cannot be ordered", a.encode(nil), b.encode(nil))
+	return false, fmt.Errorf("steps %s and %s cannot be ordered", a.AppendJSON(nil), b.AppendJSON(nil))
 }
 
-func toBig(v *pyValue) *big.Float {
+func toBig(v *JSONValue) *big.Float {
 	switch v.kind {
-	case pyInt:
+	case jInt:
 		return new(big.Float).SetInt(v.i)
-	case pyBool:
+	case jBool:
 		if v.b {
 			return big.NewFloat(1)
 		}

@@ -1,13 +1,13 @@
-package runner
+package pyfmt
 
 import (
 	"testing"
 )
 
-// FuzzParsePyJSON checks that the metric-record reader never panics or
+// FuzzParseJSON checks that the metric-record reader never panics or
 // hangs on what a training process might leave behind, and that whatever it
 // accepts it writes back in a form it reads again to the same text.
-func FuzzParsePyJSON(f *testing.F) {
+func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"metric": "loss", "series": [[1, 0.5], [null, 2]]}`,
 		`[NaN, Infinity, -Infinity, 1e400, 123456789012345678901234567890]`,
@@ -17,16 +17,16 @@ func FuzzParsePyJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := parsePyJSON(data)
+		v, err := ParseJSON(data)
 		if err != nil {
 			return
 		}
-		once := v.encode(nil)
-		again, err := parsePyJSON(once)
+		once := v.AppendJSON(nil)
+		again, err := ParseJSON(once)
 		if err != nil {
 			t.Fatalf("re-reading our own output %q failed: %v", once, err)
 		}
-		if twice := again.encode(nil); string(twice) != string(once) {
+		if twice := again.AppendJSON(nil); string(twice) != string(once) {
 			t.Fatalf("not stable: %q then %q", once, twice)
 		}
 	})

@@ -1,0 +1,53 @@
+package pyfmt
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPyJSON_RoundTripsLikePython(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[1E400, -0, 0.10, 1e2, 123456789012345678901234567890, "\ud800x", {"a":1,"b":2,"a":3}]`,
+			`[Infinity, 0, 0.1, 100.0, 123456789012345678901234567890, "\ud800x", {"a": 3, "b": 2}]`},
+		{"{\"metric\": \"k\u00e9\U0001F600\\\"\\\\\\u0001\u007f\", \"series\": [[2, 1e16], [3, 1e-05], [null, NaN], [-0, 1.0], [5, -0.0]]}",
+			`{"metric": "k\u00e9\ud83d\ude00\"\\\u0001\u007f", "series": [[2, 1e+16], [3, 1e-05], [null, NaN], [0, 1.0], [5, -0.0]]}`},
+	}
+	for _, tt := range tests {
+		v, err := ParseJSON([]byte(tt.in))
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, string(v.AppendJSON(nil)))
+	}
+}
+
+func TestMergeRecords_Errors(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"not JSON", "{\"metric\": \"a\", \"series\": [[1, 2]]\n", "r.jsonl:1: invalid JSON"},
+		{"no series", "\n{\"metric\": \"a\"}\n", "r.jsonl:2: a record needs"},
+		{"series not a list", "{\"metric\": \"a\", \"series\": 3}\n", "r.jsonl:1: \"series\" is not a list"},
+		{"steps that cannot be ordered", "{\"metric\": \"a\", \"series\": [[1, 2], [\"x\", 3]]}\n", "cannot be ordered"},
+		{"not UTF-8", "{\"metric\": \"\xff\", \"series\": []}\n", "r.jsonl: not UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := MergeRecords([]RecordFile{{Name: "r.jsonl", Data: []byte(tt.text)}})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestJSONStringListCompact_WritesLikeJSONDumps(t *testing.T) {
+	// json.dumps(["a","é","😀","\ud800","x\"y\\z\x7f\b"], separators=(",", ":"))
+	got := JSONStringListCompact([]string{"a", "é", "😀", "\xed\xa0\x80", "x\"y\\z\x7f\b"})
+	assert.Equal(t, `["a","\u00e9","\ud83d\ude00","\ud800","x\"y\\z\u007f\b"]`, got)
+	assert.Equal(t, "[]", JSONStringListCompact(nil))
+}
+
+func TestJSONStringListCompact_EscapesControlsAndNonASCII(t *testing.T) {
+	assert.Equal(t, `[]`, JSONStringListCompact(nil))
+	assert.Equal(t, `["a","b"]`, JSONStringListCompact([]string{"a", "b"}))
+	assert.Equal(t, `["<&>","\"\\","\n\t\u0001\u007f","\u00e9\ud83d\ude00"]`,
+		JSONStringListCompact([]string{"<&>", `"\`, "\n\t\x01\x7f", "é😀"}))
+}
