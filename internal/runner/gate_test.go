@@ -61,4 +61,3 @@ func TestMergeRecords_MissingDirWritesNothing(t *testing.T) {
 	require.NoError(t, MergeRecords(dir, dir+".merged.jsonl"))
 	assert.NoFileExists(t, dir+".merged.jsonl")
 }
-
