@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,6 +27,12 @@ type Factory struct {
 	// LookupEnv distinguishes an unset variable from an empty one.
 	LookupEnv func(string) (string, bool)
 	Now       func() time.Time
+	// Environ is the environment the children of a run start with; nil
+	// lets them inherit this process's, as exec does.
+	Environ func() []string
+	// Start starts a child process of a run; nil is exec.Cmd.Start. Tests
+	// replace it to see or refuse what would run.
+	Start func(*exec.Cmd) error
 
 	// Root and ConfigPath are set from the global flags before a command runs.
 	Root       string
@@ -41,8 +48,17 @@ func SystemFactory() *Factory {
 		Getenv:    os.Getenv,
 		LookupEnv: os.LookupEnv,
 		Now:       time.Now,
+		Environ:   os.Environ,
 		Root:      ".",
 	}
+}
+
+// environ is the children's environment (see Environ).
+func (f *Factory) environ() []string {
+	if f.Environ == nil {
+		return nil
+	}
+	return f.Environ()
 }
 
 // Config loads the configuration for the chosen root. A root that is not a

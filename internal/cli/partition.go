@@ -2,14 +2,14 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
-	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/stage"
 )
 
 // PartitionOptions holds the flags of `miles-ci partition`.
@@ -20,9 +20,8 @@ type PartitionOptions struct {
 	ID      int
 	IDSet   bool
 	JSON    bool
-	// Timings is the --timings file to balance the shards on ("" for
-	// est_time, the Python runner's basis).
-	Timings string
+
+	size *argparse.Int // --size as typed
 }
 
 // NewCmdPartition builds `miles-ci partition`: show how a suite's selected
@@ -63,10 +62,9 @@ suite's backend. With --id, print that shard's files one per line.`,
 	}
 	fs := cmd.Flags()
 	addSelectionFlags(fs, &opts.selectionFlags, false)
-	addIntFlag(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
-	addIntFlag(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line")
+	opts.size = argparse.AddInt(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
+	argparse.AddInt(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line")
 	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
-	addTimingsFlag(fs, &opts.Timings, timingsUsage)
 	return cmd
 }
 
@@ -78,7 +76,7 @@ func (o *PartitionOptions) validate() error {
 		return usageErrorf("--size must be positive, got %d", o.Size)
 	}
 	if o.SizeSet && o.Size > config.MaxShards {
-		return usageErrorf("--size must be at most %d, got %d", config.MaxShards, o.Size)
+		return usageErrorf("--size must be at most %d, got %s", config.MaxShards, o.size.Typed())
 	}
 	if o.IDSet {
 		if o.ID < 0 {
@@ -91,61 +89,30 @@ func (o *PartitionOptions) validate() error {
 	return nil
 }
 
-// UnknownSuiteError is a suite that no backend lists, when --hw is not given.
-type unknownSuiteError struct {
-	suite string
-	known []string
-}
-
-func (e *unknownSuiteError) Error() string {
-	return fmt.Sprintf("Unknown suite %s; known suites: %s", e.suite, strings.Join(e.known, ", "))
-}
-
 func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
-	rp, err := resolvePolicy(f, &opts.selectionFlags)
-	if err != nil {
-		return err
+	size, id := stage.SuiteShards, stage.AllShards
+	if opts.SizeSet {
+		size = opts.Size
 	}
-	suite, known := rp.cfg.Suite(opts.Suite)
-	var backend config.Backend
-	if opts.HW != "" {
-		backend, _ = config.ParseBackend(opts.HW)
-	} else if known {
-		backend = suite.Backend
-	} else {
-		names := make([]string, len(rp.cfg.Suites))
-		for i, s := range rp.cfg.Suites {
-			names[i] = s.Name
-		}
-		return &unknownSuiteError{suite: opts.Suite, known: names}
+	if opts.IDSet {
+		id = opts.ID
 	}
-	sel, err := shard.Select(rp.cfg, rp.regs, backend, opts.Suite, rp.policy)
-	if err != nil {
-		return err
+	sel, err := selectStage(f, opts.request(size, id))
+	var idErr *stage.IDError
+	if errors.As(err, &idErr) {
+		return usageErrorf("%s", idErr.Error())
 	}
-
-	size := opts.Size
-	if !opts.SizeSet {
-		size = max(suite.Shards, 1)
-		if opts.IDSet && opts.ID >= size {
-			return usageErrorf("--id must be in range [0, %d) (the suite's shard count), but got %d", size, opts.ID)
-		}
-	}
-	shards, basis, err := partitionBy(opts.Timings, sel.Enabled, size)
 	if err != nil {
 		return err
 	}
 	v := &plan.View{
-		Backend: backend,
+		Backend: sel.Backend,
 		Suite:   opts.Suite,
-		Policy:  rp.policy,
-		Size:    size,
-		Shards:  shards,
+		Policy:  sel.Policy,
+		Size:    sel.Size,
+		Shards:  sel.Shards,
 		Skipped: sel.Skipped,
-		Basis:   basis,
-	}
-	if opts.IDSet {
-		v.Shards = shards[opts.ID : opts.ID+1]
+		Basis:   sel.Basis,
 	}
 	switch {
 	case opts.JSON:

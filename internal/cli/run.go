@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
-	"github.com/radixark/miles-ci/internal/shard"
-	"github.com/radixark/miles-ci/internal/timings"
+	"github.com/radixark/miles-ci/internal/stage"
 )
 
 // NewCmdRun builds `miles-ci run`, the replacement of tests/ci/run_suite.py:
@@ -17,7 +17,6 @@ import (
 // print the plan, and run them (or, with --list-only, stop at the plan).
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
-	sf := &selectionFlags{}
 	cmd := &cobra.Command{
 		Use:   "run --hw {cpu,cuda,rocm} --suite SUITE [flags]",
 		Short: "Select, shard and run one suite",
@@ -40,8 +39,8 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 			if help {
 				return cmd.Help()
 			}
-			sf.extras = extras
-			if err := opts.fromSelection(sf); err != nil {
+			opts.extras = extras
+			if err := opts.validate(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -51,30 +50,30 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 		},
 	}
 	fs := cmd.Flags()
-	addSelectionFlags(fs, sf, true)
-	addIntFlag(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
-	addIntFlag(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
-	addIntFlag(fs, &opts.TimeoutPerFile, nil, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
+	addSelectionFlags(fs, &opts.selectionFlags, true)
+	argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
+	opts.partitionSize = argparse.AddInt(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
+	argparse.AddInt(fs, &opts.TimeoutPerFile, nil, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
 	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
 	fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
-	addIntFlag(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "attempts per file, the first included")
-	addIntFlag(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
-	addIntFlag(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
+	argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "attempts per file, the first included")
+	argparse.AddInt(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
+	argparse.AddInt(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
 	fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
-	addTimingsFlag(fs, &opts.Timings, timingsUsage)
-	addExecFlags(cmd, opts)
+	fs.StringVar(&opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)")
+	fs.StringVar(&opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)")
+	fs.StringVar(&opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)")
+	fs.StringVar(&opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD")
 	return cmd
 }
 
-// fromSelection copies the parsed selection flags into o and checks the
-// combinations argparse checked in run_suite.py.
-func (o *RunOptions) fromSelection(sf *selectionFlags) error {
-	if err := sf.resolve(true); err != nil {
+// validate checks the combinations argparse checked in run_suite.py, then
+// miles-ci's own.
+func (o *RunOptions) validate() error {
+	if err := o.resolve(true); err != nil {
 		return err
 	}
-	o.HW, o.Suite, o.Cadence, o.Nightly = sf.HW, sf.Suite, sf.Cadence, sf.Nightly
-	o.Labels, o.MatchAllLabels = sf.Labels, sf.MatchAllLabels
 	if o.partitionIDSet != o.partitionSizeSet {
 		return usageErrorf("--auto-partition-id and --auto-partition-size must be specified together.")
 	}
@@ -84,7 +83,7 @@ func (o *RunOptions) fromSelection(sf *selectionFlags) error {
 			return usageErrorf("--auto-partition-size must be positive.")
 		}
 		if o.PartitionSize > config.MaxShards {
-			return usageErrorf("--auto-partition-size must be at most %d, got %d", config.MaxShards, o.PartitionSize)
+			return usageErrorf("--auto-partition-size must be at most %d, got %s", config.MaxShards, o.partitionSize.Typed())
 		}
 		if o.PartitionID < 0 || o.PartitionID >= o.PartitionSize {
 			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %d", o.PartitionSize, o.PartitionID)
@@ -99,53 +98,36 @@ func (o *RunOptions) fromSelection(sf *selectionFlags) error {
 // runRun plans the suite and runs it. The order of errors is SPEC §5's:
 // registry, then policy, then the unknown suite (usage errors came first).
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
-	backend, ok := config.ParseBackend(opts.HW)
-	if !ok {
-		return usageErrorf("argument --hw: invalid choice: %q", opts.HW)
+	shards, id := 0, stage.AllShards
+	if opts.PartitionSet {
+		shards, id = opts.PartitionSize, opts.PartitionID
 	}
-	rp, err := resolvePolicy(f, &selectionFlags{
-		Cadence: opts.Cadence, Labels: opts.Labels, MatchAllLabels: opts.MatchAllLabels,
-	})
-	if err != nil {
+	sel, err := selectStage(f, opts.request(shards, id))
+	if sel == nil {
 		return err
 	}
-	pol := rp.policy
 	if !opts.JSON {
 		// The Python runner prints this line before it checks the suite.
-		if _, err := fmt.Fprintln(f.Out, plan.PolicyLine(pol)); err != nil {
+		if _, err := fmt.Fprintln(f.Out, plan.PolicyLine(sel.Policy)); err != nil {
 			return err
 		}
 	}
-	sel, err := shard.Select(rp.cfg, rp.regs, backend, opts.Suite, pol)
 	if err != nil {
 		return err
 	}
 
 	p := &plan.Plan{
-		Backend:         backend,
+		Backend:         sel.Backend,
 		Suite:           opts.Suite,
-		Policy:          pol,
-		ContinueOnError: opts.ContinueOnError || pol.Bypass,
-		Enabled:         sel.Enabled,
+		Policy:          sel.Policy,
+		ContinueOnError: opts.ContinueOnError || sel.Policy.Bypass,
+		Enabled:         sel.Run(),
 		Skipped:         sel.Skipped,
+		Basis:           sel.Basis,
 	}
-	switch {
-	case opts.PartitionSet:
-		shards, basis, err := partitionBy(opts.Timings, sel.Enabled, opts.PartitionSize)
-		if err != nil {
-			return err
-		}
+	if opts.PartitionSet {
 		p.Partition = &plan.Partition{ID: opts.PartitionID, Size: opts.PartitionSize}
-		p.Basis = basis
-		p.Enabled = shards[opts.PartitionID].Tests
-	case opts.Timings != "":
-		// Nothing is sharded, so the timings change nothing; a broken file
-		// is still an error, as it would be in the sharded jobs.
-		if _, err := timings.Read(opts.Timings); err != nil {
-			return err
-		}
 	}
-
 	if opts.JSON {
 		return p.WriteJSON(f.Out)
 	}
@@ -159,5 +141,5 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, rp.cfg, backend, pol, p.ContinueOnError, p.Enabled)
+	return executeSuite(ctx, f, opts, p)
 }

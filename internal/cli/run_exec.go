@@ -5,17 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
-	"github.com/radixark/miles-ci/internal/policy"
-	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/runner"
 )
 
@@ -24,16 +20,6 @@ const (
 	envNeonDatabaseURL = "NEON_DATABASE_URL"
 	envStepSummary     = "GITHUB_STEP_SUMMARY"
 )
-
-// addExecFlags binds the execution flags of `miles-ci run` beyond the
-// selection flags (reports, gate hook).
-func addExecFlags(cmd *cobra.Command, opts *RunOptions) {
-	fl := cmd.Flags()
-	fl.StringVar(&opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)")
-	fl.StringVar(&opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)")
-	fl.StringVar(&opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)")
-	fl.StringVar(&opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD")
-}
 
 // SignalError is the cause of a context cancelled by a signal.
 type SignalError struct{ Signal os.Signal }
@@ -52,21 +38,17 @@ func interruptedStatus(ctx context.Context) int {
 	return 128 + int(syscall.SIGINT)
 }
 
-// runnerStart starts the children of a run; nil is exec.Cmd.Start. Tests
-// replace it.
-var runnerStart func(*exec.Cmd) error
-
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed) and returns nil when every file passed, an *ExitError otherwise.
 //
 // CPU suites are one pytest process whose status is ours. GPU suites run
 // file by file (see package runner); their progress lines, the summary and
 // the children's output all go to f.Out, warnings to f.ErrOut.
-func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Config,
-	backend config.Backend, pol policy.Policy, continueOnError bool, enabled []registry.Registration) error {
+func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Plan) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	backend, continueOnError, enabled := p.Backend, p.ContinueOnError, p.Enabled
 	root, err := filepath.Abs(f.Root)
 	if err != nil {
 		return fmt.Errorf("repository root %q: %w", f.Root, err)
@@ -81,7 +63,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 	if err != nil {
 		return err
 	}
-	env := os.Environ()
+	env := f.environ()
 
 	if backend == config.CPU {
 		for flag, v := range map[string]string{"--json-report": opts.JSONReport, "--timings-out": opts.TimingsOut} {
@@ -95,7 +77,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 		}
 		code, err := runner.RunPytest(ctx, runner.PytestOptions{
 			Root: root, Files: files, ContinueOnError: continueOnError, JUnitXML: junit,
-			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: runnerStart,
+			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: f.Start,
 		})
 		if err != nil {
 			return err
@@ -137,12 +119,12 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 		RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
 		GateBaseDir:          gateBase,
 		GateHook:             opts.GateHook,
-		WriteBaseline:        pol.WriteBaseline,
+		WriteBaseline:        p.Policy.WriteBaseline,
 		Env:                  env,
 		Out:                  f.Out,
 		ErrOut:               f.ErrOut,
 		Log:                  ghactions.NewLog(f.Out, f.Getenv),
-		Start:                runnerStart,
+		Start:                f.Start,
 		Now:                  now,
 	})
 
@@ -190,19 +172,9 @@ func summaryRows(rep *runner.Report) []ghactions.SummaryRow {
 	for i := range rep.Files {
 		r := &rep.Files[i]
 		row := ghactions.SummaryRow{File: r.File, Status: string(r.Status), Attempts: len(r.Attempts),
-			Elapsed: r.Elapsed().Seconds(), EstTime: r.EstTime}
+			Elapsed: r.Elapsed().Seconds(), EstTime: r.EstTime, Retried: r.Retried()}
 		if r.Status != runner.Pass {
 			row.Detail = r.Reason()
-		}
-		if len(r.Attempts) > 1 {
-			switch r.Status {
-			case runner.Pass:
-				row.Retried = "passed"
-			case runner.Timeout:
-				row.Retried = "timeout"
-			default:
-				row.Retried = "failed"
-			}
 		}
 		rows[i] = row
 	}

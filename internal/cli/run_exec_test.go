@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
@@ -52,8 +52,14 @@ func gpuRegs(names ...string) []registry.Registration {
 	return regs
 }
 
+// testPlan is a planned suite of the given registrations under the default
+// policy.
+func testPlan(backend config.Backend, continueOnError bool, regs []registry.Registration) *plan.Plan {
+	return &plan.Plan{Backend: backend, Suite: "s", ContinueOnError: continueOnError, Enabled: regs}
+}
+
 func execOptions() *RunOptions {
-	return &RunOptions{Suite: "s", TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}
+	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}
 }
 
 func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
@@ -73,7 +79,7 @@ func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
 	opts.TimingsOut = filepath.Join(tmp, "timings.json")
 	require.NoError(t, os.WriteFile(opts.TimingsOut, []byte(`{"version": 1, "timings": {"other/shard.py": 12.5}}`), 0o644))
 
-	err := executeSuite(context.Background(), f, opts, nil, config.CUDA, policy.Policy{}, true, gpuRegs("t/a|b.py", "t/ok.py"))
+	err := executeSuite(context.Background(), f, opts, testPlan(config.CUDA, true, gpuRegs("t/a|b.py", "t/ok.py")))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 1, exit.Code)
@@ -133,7 +139,7 @@ func TestExecuteSuite_NoMarkersOutsideGitHubActions(t *testing.T) {
 	root := execRepo(t, map[string]string{"ok.py": "print('fine')\n"})
 	for _, v := range []string{"", "1", "TRUE"} {
 		f, out, _ := execFactory(root, map[string]string{"GITHUB_ACTIONS": v})
-		require.NoError(t, executeSuite(context.Background(), f, execOptions(), nil, config.CUDA, policy.Policy{}, false, gpuRegs("ok.py")))
+		require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(config.CUDA, false, gpuRegs("ok.py"))))
 		assert.NotContains(t, out.String(), "::group::", "GITHUB_ACTIONS=%q", v)
 		assert.NotContains(t, out.String(), "[1/1] ", "GITHUB_ACTIONS=%q", v)
 		assert.Contains(t, out.String(), "Test Summary: 1/1 passed\n")
@@ -162,7 +168,7 @@ func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
 				t.Cleanup(func() { os.RemoveAll(base) })
 			}
 			f, out, _ := execFactory(root, tt.env)
-			require.NoError(t, executeSuite(context.Background(), f, execOptions(), nil, tt.backend, policy.Policy{}, false, gpuRegs("g.py")))
+			require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(tt.backend, false, gpuRegs("g.py"))))
 			i := strings.Index(out.String(), "record=")
 			require.GreaterOrEqual(t, i, 0)
 			got := strings.SplitN(out.String()[i+len("record="):], "\n", 2)[0]
@@ -185,7 +191,7 @@ func TestExecuteSuite_CPURunsPytestAndPassesItsStatus(t *testing.T) {
 	opts := execOptions()
 	opts.JUnitXML = "rel/junit.xml"
 	regs := []registry.Registration{{File: "a.py", Backend: config.CPU}, {File: "b.py", Backend: config.CPU}}
-	err := executeSuite(context.Background(), f, opts, nil, config.CPU, policy.Policy{}, false, regs)
+	err := executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 4, exit.Code)
@@ -202,7 +208,7 @@ func TestExecuteSuite_InterruptExitsWith128PlusSignal(t *testing.T) {
 	f, out, _ := execFactory(root, nil)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(300*time.Millisecond, func() { cancel(&SignalError{Signal: sigTERM}) })
-	err := executeSuite(ctx, f, execOptions(), nil, config.CUDA, policy.Policy{}, false, gpuRegs("hang.py"))
+	err := executeSuite(ctx, f, execOptions(), testPlan(config.CUDA, false, gpuRegs("hang.py")))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 143, exit.Code)

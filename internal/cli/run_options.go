@@ -1,24 +1,17 @@
 package cli
 
+import "github.com/radixark/miles-ci/internal/argparse"
+
 // RunOptions holds every flag of `miles-ci run`. The selection half (SPEC §5)
 // is shared with `miles-ci partition`; the execution half only matters when
 // tests really run.
 type RunOptions struct {
-	// Selection.
-	HW             string
-	Suite          string
-	Cadence        string
-	Nightly        bool
-	Labels         []string
-	MatchAllLabels bool
-	PartitionID    int
-	PartitionSize  int
-	PartitionSet   bool // --auto-partition-id/--auto-partition-size given
-	ListOnly       bool
-	JSON           bool
-	// Timings is the --timings file to balance the shards on ("" for
-	// est_time, the Python runner's basis).
-	Timings string
+	selectionFlags
+	PartitionID   int
+	PartitionSize int
+	PartitionSet  bool // --auto-partition-id/--auto-partition-size given
+	ListOnly      bool
+	JSON          bool
 
 	// Execution.
 	TimeoutPerFile       int
@@ -32,7 +25,9 @@ type RunOptions struct {
 	TimingsOut           string
 	GateHook             string
 
-	// Which of the two partition flags were given (argv parsing only).
+	// Which of the two partition flags were given, and the size as typed
+	// (argv parsing only).
 	partitionIDSet   bool
 	partitionSizeSet bool
+	partitionSize    *argparse.Int
 }

@@ -148,7 +148,7 @@ func TestNewCmdRun_UsageErrors(t *testing.T) {
 		{"partition size alone", append(base, "--auto-partition-size", "2"), "--auto-partition-id and --auto-partition-size must be specified together."},
 		{"partition size zero", append(base, "--auto-partition-id", "0", "--auto-partition-size", "0"), "--auto-partition-size must be positive."},
 		{"partition size beyond any matrix", append(base, "--auto-partition-id", "0", "--auto-partition-size", "1000000000"), "--auto-partition-size must be at most 100000, got 1000000000"},
-		{"partition size beyond int64", append(base, "--auto-partition-id", "0", "--auto-partition-size", "99999999999999999999"), "--auto-partition-size must be at most 100000, got 9223372036854775807"},
+		{"partition size beyond int64", append(base, "--auto-partition-id", "0", "--auto-partition-size", "99999999999999999999"), "--auto-partition-size must be at most 100000, got 99999999999999999999"},
 		{"partition id too large", append(base, "--auto-partition-id", "3", "--auto-partition-size", "3"), "--auto-partition-id must be in range [0, 3), but got 3"},
 		{"partition id negative", append(base, "--auto-partition-id", "-1", "--auto-partition-size", "3"), "--auto-partition-id must be in range [0, 3), but got -1"},
 		{"not an int", append(base, "--max-attempts", "two"), "argument --max-attempts: invalid int value: 'two'"},

@@ -5,6 +5,7 @@ package config
 
 import (
 	_ "embed"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -156,6 +157,40 @@ func (c *Config) Suite(name string) (Suite, bool) {
 		return Suite{}, false
 	}
 	return c.Suites[i], true
+}
+
+// UnknownSuiteError is a suite the roster does not hold: for the backend
+// given (run's --hw), or for any backend when Backend is empty. The message
+// with a backend is the Python runner's, byte for byte.
+type UnknownSuiteError struct {
+	Suite   string
+	Backend Backend
+	// Known lists the roster's suites, named when no backend was given.
+	Known []string
+}
+
+func (e *UnknownSuiteError) Error() string {
+	if e.Backend != "" {
+		return fmt.Sprintf("Unknown suite %s for backend %s", e.Suite, e.Backend.Upper())
+	}
+	return fmt.Sprintf("Unknown suite %s; known suites: %s", e.Suite, strings.Join(e.Known, ", "))
+}
+
+// FindSuite returns the named suite of backend b, or of any backend when b
+// is empty; otherwise an *UnknownSuiteError. A known suite with no
+// registrations is found like any other.
+func (c *Config) FindSuite(name string, b Backend) (Suite, error) {
+	s, ok := c.Suite(name)
+	if ok && (b == "" || s.Backend == b) {
+		return s, nil
+	}
+	err := &UnknownSuiteError{Suite: name, Backend: b}
+	if b == "" {
+		for _, s := range c.Suites {
+			err.Known = append(err.Known, s.Name)
+		}
+	}
+	return Suite{}, err
 }
 
 // SuitesFor returns the suites of one backend in configured order.

@@ -109,6 +109,22 @@ func (r *FileResult) Reason() string {
 	return ""
 }
 
+// Retried is the outcome of a file that ran more than one attempt, as the
+// summaries list it ("passed", "timeout" or "failed"); "" for a file that
+// ran at most once.
+func (r *FileResult) Retried() string {
+	if len(r.Attempts) <= 1 {
+		return ""
+	}
+	switch r.Status {
+	case Pass:
+		return "passed"
+	case Timeout:
+		return "timeout"
+	}
+	return "failed"
+}
+
 // Report is the outcome of a run: every planned file in plan order.
 type Report struct {
 	Files       []FileResult
@@ -437,14 +453,7 @@ func (r *runState) printSummary(rep *Report) {
 		default:
 			failed = append(failed, fmt.Sprintf("%s (%s)", f.File, f.Reason()))
 		}
-		if len(f.Attempts) > 1 {
-			result := "failed"
-			switch f.Status {
-			case Pass:
-				result = "passed"
-			case Timeout:
-				result = "timeout"
-			}
+		if result := f.Retried(); result != "" {
 			retried = append(retried, retry{f.File, len(f.Attempts), result})
 		}
 	}

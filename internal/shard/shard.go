@@ -20,16 +20,6 @@ type Selector interface {
 	Selects(labels []string, nightly bool) bool
 }
 
-// UnknownSuiteError is a suite that is not in the backend's roster.
-type UnknownSuiteError struct {
-	Suite   string
-	Backend config.Backend
-}
-
-func (e *UnknownSuiteError) Error() string {
-	return fmt.Sprintf("Unknown suite %s for backend %s", e.Suite, e.Backend.Upper())
-}
-
 // SizeError is a shard count that is not positive or above config.MaxShards.
 type SizeError struct{ Size int }
 
@@ -50,22 +40,12 @@ type Selection struct {
 	Skipped []registry.Registration
 }
 
-// CheckSuite returns an *UnknownSuiteError unless suite is in backend's
-// roster. A known suite with no registrations is fine.
-func CheckSuite(cfg *config.Config, backend config.Backend, suite string) error {
-	for _, s := range cfg.SuitesFor(backend) {
-		if s.Name == suite {
-			return nil
-		}
-	}
-	return &UnknownSuiteError{Suite: suite, Backend: backend}
-}
-
 // Select keeps the registrations of backend and suite that sel admits and
 // divides them into enabled and skipped (disabled) ones, both in registry
-// order. The suite must be in the backend's roster.
+// order. The suite must be in the backend's roster, else the error is a
+// *config.UnknownSuiteError.
 func Select(cfg *config.Config, regs []registry.Registration, backend config.Backend, suite string, sel Selector) (Selection, error) {
-	if err := CheckSuite(cfg, backend, suite); err != nil {
+	if _, err := cfg.FindSuite(suite, backend); err != nil {
 		return Selection{}, err
 	}
 	var out Selection

@@ -303,7 +303,7 @@ func TestSelect_UnknownSuite(t *testing.T) {
 				assert.Empty(t, sel.Enabled)
 				return
 			}
-			var ue *UnknownSuiteError
+			var ue *config.UnknownSuiteError
 			require.ErrorAs(t, err, &ue)
 			assert.EqualError(t, err, tt.wantErr)
 		})

@@ -1,7 +1,6 @@
-package cli
+package argparse
 
 import (
-	"math"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -9,20 +8,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func selectionFlagSet() *pflag.FlagSet {
+// testSpec and testFlagSet are run_suite.py's parser in small: its flags,
+// plus two that miles-ci adds (--json, --config).
+var testSpec = Spec{List: "labels", Compat: []string{
+	"help", "hw", "suite", "cadence", "nightly", "continue-on-error",
+	"auto-partition-id", "auto-partition-size", "list-only", "labels", "match-all-labels",
+}}
+
+func testFlagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	addSelectionFlags(fs, &selectionFlags{}, true)
-	fs.Bool("list-only", false, "")
+	var hw, suite, cadence string
+	var given, nightly, listOnly, matchAll bool
+	var labels []string
+	var id, size int
+	fs.Var(&Choice{Flag: "--hw", Target: &hw, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", "")
+	fs.Var(&String{Target: &suite, Given: &given}, "suite", "")
+	fs.Var(&Choice{Flag: "--cadence", Target: &cadence, Choices: []string{"nightly", "regular"}}, "cadence", "")
+	AddConst(fs, &Const{Flag: "--nightly", Target: &nightly}, "nightly", "")
+	AddConst(fs, &Const{Flag: "--list-only", Target: &listOnly}, "list-only", "")
+	AddConst(fs, &Const{Flag: "--match-all-labels", Target: &matchAll}, "match-all-labels", "")
+	fs.Var(&List{Target: &labels}, "labels", "")
 	fs.Bool("continue-on-error", false, "")
 	fs.Bool("json", false, "")
 	fs.String("config", "", "")
-	fs.Int("auto-partition-id", 0, "")
-	fs.Int("auto-partition-size", 0, "")
+	AddInt(fs, &id, nil, "auto-partition-id", 0, "")
+	AddInt(fs, &size, nil, "auto-partition-size", 0, "")
 	fs.BoolP("help", "h", false, "")
 	return fs
 }
 
-func TestNormalizeArgs_ReadsArgvLikeArgparse(t *testing.T) {
+func TestNormalize_ReadsArgvLikeArgparse(t *testing.T) {
 	tests := []struct {
 		name   string
 		args   []string
@@ -55,7 +70,7 @@ func TestNormalizeArgs_ReadsArgvLikeArgparse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, extras, err := normalizeArgs(selectionFlagSet(), tt.args, labelsFlag)
+			got, extras, err := Normalize(testFlagSet(), tt.args, testSpec)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.extras, extras)
@@ -63,7 +78,7 @@ func TestNormalizeArgs_ReadsArgvLikeArgparse(t *testing.T) {
 	}
 }
 
-func TestNormalizeArgs_UsageErrors(t *testing.T) {
+func TestNormalize_UsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
 		want string
@@ -82,58 +97,17 @@ func TestNormalizeArgs_UsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			_, _, err := normalizeArgs(selectionFlagSet(), tt.args, labelsFlag)
-			var ue *UsageError
+			_, _, err := Normalize(testFlagSet(), tt.args, testSpec)
+			var ue *Error
 			require.ErrorAs(t, err, &ue, "%q", tt.args)
 			assert.Equal(t, tt.want, ue.Msg)
 		})
 	}
 }
 
-func TestParsePyInt_ReadsIntLikePython(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"42", 42, true},
-		{"-7", -7, true},
-		{"+3", 3, true},
-		{" 2 ", 2, true},
-		{"\t5\n", 5, true},
-		{"007", 7, true},
-		{"1_000", 1000, true},
-		{"١٢", 12, true}, // Arabic-Indic digits
-		{"𝟙", 1, true},   // MATHEMATICAL DOUBLE-STRUCK DIGIT ONE
-		{"99999999999999999999999", math.MaxInt64, true},
-		{"-99999999999999999999999", math.MinInt64, true},
-		{"-9223372036854775808", math.MinInt64, true},
-		{"", 0, false},
-		{"-", 0, false},
-		{"1.0", 0, false},
-		{"_1", 0, false},
-		{"1_", 0, false},
-		{"1__0", 0, false},
-		{"- 1", 0, false},
-		{"1 2", 0, false},
-		{"0x10", 0, false},
-		{"two", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, ok := parsePyInt(tt.in)
-			assert.Equal(t, tt.ok, ok)
-			if tt.ok {
-				assert.Equal(t, tt.want, got)
-			}
-		})
-	}
-}
-
-func TestLabelsValue_ALaterOccurrenceReplaces(t *testing.T) {
+func TestList_ALaterOccurrenceReplaces(t *testing.T) {
 	var labels []string
-	v := &labelsValue{target: &labels}
+	v := &List{Target: &labels}
 	require.NoError(t, v.Set(`["a","b"]`))
 	assert.Equal(t, []string{"a", "b"}, labels)
 	require.NoError(t, v.Set(`[]`))
@@ -142,7 +116,49 @@ func TestLabelsValue_ALaterOccurrenceReplaces(t *testing.T) {
 	assert.Equal(t, []string{"plain"}, labels)
 }
 
-func TestUniqueInOrder_KeepsFirstOccurrences(t *testing.T) {
-	assert.Equal(t, []string{"b", "a", ""}, uniqueInOrder([]string{"b", "a", "b", "", "a", ""}))
-	assert.Equal(t, []string{}, uniqueInOrder(nil))
+
+func TestParse_SetsValuesAndReportsArgparseErrors(t *testing.T) {
+	fs := testFlagSet()
+	help, extras, err := Parse(fs, []string{"--hw", "cuda", "--lab", "a", "b", "--auto-partition-size", " 1_0 ", "stray"}, testSpec)
+	require.NoError(t, err)
+	assert.False(t, help)
+	assert.Equal(t, []string{"stray"}, extras)
+	assert.Equal(t, "cuda", fs.Lookup("hw").Value.String())
+	assert.Equal(t, "10", fs.Lookup("auto-partition-size").Value.String())
+	assert.Equal(t, "['a', 'b']", fs.Lookup("labels").Value.String())
+
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hw", "tpu"}, "argument --hw: invalid choice: 'tpu' (choose from 'cpu', 'cuda', 'rocm')"},
+		{[]string{"--auto-partition-id", "1.5"}, "argument --auto-partition-id: invalid int value: '1.5'"},
+	}
+	for _, tt := range tests {
+		_, _, err := Parse(testFlagSet(), tt.args, testSpec)
+		var ae *Error
+		require.ErrorAs(t, err, &ae, "%q", tt.args)
+		assert.Equal(t, tt.want, ae.Msg)
+	}
+	help, _, err = Parse(testFlagSet(), []string{"-h"}, testSpec)
+	require.NoError(t, err)
+	assert.True(t, help)
+}
+
+func TestInt_TypedKeepsWhatTheUserWrote(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var n int
+	v := AddInt(fs, &n, nil, "size", 3, "")
+	assert.Equal(t, "3", v.Typed())
+	require.NoError(t, fs.Parse([]string{"--size= 99999999999999999999 "}))
+	assert.Equal(t, "99999999999999999999", v.Typed())
+}
+
+func TestArgparseHelpers_Messages(t *testing.T) {
+	assert.NoError(t, Exclusive([]string{"--cadence", "--cadence"}))
+	assert.EqualError(t, Exclusive([]string{"--nightly", "--cadence"}), "argument --cadence: not allowed with argument --nightly")
+	assert.NoError(t, Required())
+	assert.EqualError(t, Required("--hw", "--suite"), "the following arguments are required: --hw, --suite")
+	assert.NoError(t, Unrecognized(nil))
+	assert.EqualError(t, Unrecognized([]string{"x", "--y"}), "unrecognized arguments: x --y")
 }

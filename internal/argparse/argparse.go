@@ -1,0 +1,266 @@
+// Package argparse reads a command line the way Python's argparse read
+// run_suite.py's: any unambiguous prefix of a long flag, store_true flags
+// that refuse `=value`, one zero-or-more-valued (nargs='*') list flag,
+// Python int() values, and argparse's own messages. The flags themselves are
+// an ordinary pflag.FlagSet; Parse rewrites argv into tokens pflag reads
+// unambiguously, then lets pflag set them.
+//
+// The Miles workflows pass `--labels` a space-separated expansion that may
+// be empty (`--labels --list-only`), which a flag library giving every flag
+// exactly one value misreads; that is why this package exists.
+package argparse
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/radixark/miles-ci/internal/pyfmt"
+)
+
+// Error is a command line argparse would refuse, with argparse's message.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, args ...any) error {
+	return &Error{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Spec says how to read a flag set argparse's way.
+type Spec struct {
+	// List names the one flag that takes zero or more values; each
+	// occurrence replaces the previous one, as argparse's does.
+	List string
+	// Compat lists the original parser's long flags in its order. An
+	// abbreviation is resolved among these first, so that flags added
+	// beside them cannot make ambiguous a prefix the original accepted.
+	Compat []string
+}
+
+// Parse reads args into fs. It returns help=true when -h/--help was given,
+// and the arguments no flag took (argparse reports those as unrecognized,
+// after its required-flag check: see Unrecognized). Every error is an
+// *Error.
+func Parse(fs *pflag.FlagSet, args []string, spec Spec) (help bool, extras []string, err error) {
+	normalized, extras, err := Normalize(fs, args, spec)
+	if err != nil {
+		return false, nil, err
+	}
+	if err := fs.Parse(normalized); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil, nil
+		}
+		var ae *Error
+		if errors.As(err, &ae) {
+			return false, nil, ae
+		}
+		return false, nil, &Error{Msg: err.Error()}
+	}
+	if fl := fs.Lookup("help"); fl != nil {
+		help = fl.Value.String() == "true"
+	}
+	return help, extras, nil
+}
+
+// Unrecognized is argparse's error for the arguments no flag took, or nil.
+func Unrecognized(extras []string) error {
+	if len(extras) == 0 {
+		return nil
+	}
+	return errorf("unrecognized arguments: %s", strings.Join(extras, " "))
+}
+
+// Required is argparse's error for missing required flags, or nil.
+func Required(missing ...string) error {
+	if len(missing) == 0 {
+		return nil
+	}
+	return errorf("the following arguments are required: %s", strings.Join(missing, ", "))
+}
+
+// Exclusive is argparse's error for two flags of a mutually exclusive group
+// given in order (the first one given, then the other), or nil when every
+// flag given is the same one.
+func Exclusive(given []string) error {
+	for _, other := range given {
+		if other != given[0] {
+			return errorf("argument %s: not allowed with argument %s", other, given[0])
+		}
+	}
+	return nil
+}
+
+// kind is what argparse makes of one argv token.
+type kind int
+
+const (
+	value   kind = iota // a value (argparse's 'A')
+	option              // a known flag, possibly abbreviated
+	unknown             // looks like an option but names no flag
+)
+
+// token is one argv token as argparse classifies it.
+type token struct {
+	kind     kind
+	flag     *pflag.Flag // option only
+	explicit *string     // the text after '=' (or after -h), option only
+}
+
+var negativeNumber = regexp.MustCompile(`^-\p{Nd}+$|^-\p{Nd}*\.\p{Nd}+$`)
+
+// classify tells, as argparse does, whether a is a value, a flag (exact,
+// with `=value`, or a unique prefix of a long flag) or an unknown option: it
+// starts with '-' and is not '-' alone, a negative number, or a text with a
+// space that names no flag.
+func classify(fs *pflag.FlagSet, spec Spec, a string) (token, error) {
+	if len(a) < 2 || a[0] != '-' {
+		return token{kind: value}, nil
+	}
+	if !strings.HasPrefix(a, "--") {
+		// Short flags are single letters; "-hx" is -h with an explicit "x".
+		if fl := fs.ShorthandLookup(a[1:2]); fl != nil {
+			t := token{kind: option, flag: fl}
+			if len(a) > 2 {
+				rest := strings.TrimPrefix(a[2:], "=")
+				t.explicit = &rest
+			}
+			return t, nil
+		}
+	} else if a != "--" {
+		name, val, hasValue := strings.Cut(a[2:], "=")
+		fl := fs.Lookup(name)
+		if fl == nil {
+			var err error
+			if fl, err = lookupPrefix(fs, spec, name); err != nil {
+				return token{}, err
+			}
+		}
+		if fl != nil {
+			t := token{kind: option, flag: fl}
+			if hasValue {
+				t.explicit = &val
+			}
+			return t, nil
+		}
+	}
+	if negativeNumber.MatchString(a) || strings.Contains(a, " ") {
+		return token{kind: value}, nil
+	}
+	return token{kind: unknown}, nil
+}
+
+// lookupPrefix resolves an abbreviated long flag name: first among the
+// original parser's flags, then among all of fs's. No match is (nil, nil).
+func lookupPrefix(fs *pflag.FlagSet, spec Spec, prefix string) (*pflag.Flag, error) {
+	if prefix == "" {
+		return nil, nil
+	}
+	var compat, all []*pflag.Flag
+	for _, name := range spec.Compat {
+		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(name, prefix) {
+			compat = append(compat, fl)
+		}
+	}
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if strings.HasPrefix(fl.Name, prefix) {
+			all = append(all, fl)
+		}
+	})
+	for _, cands := range [][]*pflag.Flag{compat, all} {
+		switch len(cands) {
+		case 0:
+			continue
+		case 1:
+			return cands[0], nil
+		}
+		names := make([]string, len(cands))
+		for i, fl := range cands {
+			names[i] = "--" + fl.Name
+		}
+		return nil, errorf("ambiguous option: --%s could match %s", prefix, strings.Join(names, ", "))
+	}
+	return nil, nil
+}
+
+// Normalize rewrites args the way argparse reads them into tokens pflag
+// parses unambiguously: every flag by its full name, a value always joined
+// by '=' (`--suite=-x` cannot be misread), and each occurrence of the list
+// flag as the single token --list=<JSON array of its values>. Values are
+// taken argparse's way: `--list=v` is exactly one value; a bare `--list`
+// takes every following value (see classify) up to the first option or
+// `--`, possibly none. A flag that takes one value must be followed by a
+// value; a flag that takes none refuses `=value`. Unknown options, values
+// no flag took, and everything from `--` on are returned as extras.
+func Normalize(fs *pflag.FlagSet, args []string, spec Spec) (out, extras []string, err error) {
+	// argparse classifies every token before it consumes any, so an
+	// ambiguous prefix anywhere is the first error.
+	kinds := make([]token, len(args))
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if kinds[i], err = classify(fs, spec, a); err != nil {
+			return nil, nil, err
+		}
+	}
+	out = make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a, k := args[i], kinds[i]
+		if a == "--" {
+			extras = append(extras, args[i:]...)
+			break
+		}
+		if k.kind != option {
+			extras = append(extras, a)
+			continue
+		}
+		fl := k.flag
+		flagName := "--" + fl.Name
+		if fl.Shorthand != "" {
+			flagName = "-" + fl.Shorthand + "/" + flagName
+		}
+		next := func() (string, bool) {
+			if i+1 < len(args) && args[i+1] != "--" && kinds[i+1].kind == value {
+				i++
+				return args[i], true
+			}
+			return "", false
+		}
+		switch {
+		case fl.Name == spec.List:
+			values := []string{}
+			if k.explicit != nil {
+				values = append(values, *k.explicit)
+			} else {
+				for v, ok := next(); ok; v, ok = next() {
+					values = append(values, v)
+				}
+			}
+			enc, _ := json.Marshal(values) // a []string always encodes
+			out = append(out, "--"+fl.Name+"="+string(enc))
+		case fl.NoOptDefVal != "":
+			if k.explicit != nil {
+				return nil, nil, errorf("argument %s: ignored explicit argument %s", flagName, pyfmt.Repr(*k.explicit))
+			}
+			out = append(out, "--"+fl.Name)
+		default:
+			val := ""
+			if k.explicit != nil {
+				val = *k.explicit
+			} else {
+				v, ok := next()
+				if !ok {
+					return nil, nil, errorf("argument %s: expected one argument", flagName)
+				}
+				val = v
+			}
+			out = append(out, "--"+fl.Name+"="+val)
+		}
+	}
+	return out, extras, nil
+}
