@@ -116,7 +116,6 @@ func TestList_ALaterOccurrenceReplaces(t *testing.T) {
 	assert.Equal(t, []string{"plain"}, labels)
 }
 
-
 func TestParse_SetsValuesAndReportsArgparseErrors(t *testing.T) {
 	fs := testFlagSet()
 	help, extras, err := Parse(fs, []string{"--hw", "cuda", "--lab", "a", "b", "--auto-partition-size", " 1_0 ", "stray"}, testSpec)

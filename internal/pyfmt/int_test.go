@@ -47,4 +47,3 @@ func TestParseInt_ReadsIntLikePython(t *testing.T) {
 		})
 	}
 }
-
