@@ -1,15 +1,22 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
 )
 
+// ConfigOptions holds the flags of `miles-ci config`.
+type ConfigOptions struct {
+	Default bool // --default: print the built-in configuration
+}
+
 // NewCmdConfig builds `miles-ci config`: validate the configuration in effect,
 // or print the built-in default as a starting point for .miles-ci.yaml.
-func NewCmdConfig(f *Factory) *cobra.Command {
-	var printDefault bool
+func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
+	opts := &ConfigOptions{}
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Check the configuration in effect, or print the built-in default",
@@ -17,18 +24,25 @@ func NewCmdConfig(f *Factory) *cobra.Command {
   miles-ci config --default > .miles-ci.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if printDefault {
-				_, err := f.Out.Write(config.DefaultYAML())
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			cfg, err := f.Config()
-			if err != nil {
-				return err
-			}
-			_, err = cmd.OutOrStdout().Write([]byte("configuration OK: " + cfg.Source + "\n"))
-			return err
+			return configRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&printDefault, "default", false, "print the built-in default configuration")
+	cmd.Flags().BoolVar(&opts.Default, "default", false, "print the built-in default configuration")
 	return cmd
+}
+
+func configRun(_ context.Context, f *Factory, opts *ConfigOptions) error {
+	if opts.Default {
+		_, err := f.Out.Write(config.DefaultYAML())
+		return err
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	_, err = f.Out.Write([]byte("configuration OK: " + cfg.Source + "\n"))
+	return err
 }

@@ -66,7 +66,6 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 }
 
 func TestPartition_Golden(t *testing.T) {
-	requireReader(t)
 	tests := []struct {
 		golden string
 		args   []string
@@ -99,7 +98,6 @@ func TestPartition_Golden(t *testing.T) {
 }
 
 func TestPartition_IDBeyondTheDefaultSizeIsAUsageError(t *testing.T) {
-	requireReader(t)
 	f, _, _ := suitesFactory(runRepo, nil)
 	opts, err := parsePartition(t, "--suite", "stage-c-8-gpu-h100", "--id", "2")
 	require.NoError(t, err)
@@ -110,7 +108,6 @@ func TestPartition_IDBeyondTheDefaultSizeIsAUsageError(t *testing.T) {
 }
 
 func TestPartition_JSONShardsAgreeWithRun(t *testing.T) {
-	requireReader(t)
 	f, out, _ := suitesFactory(runRepo, nil)
 	opts, err := parsePartition(t, "--suite", "stage-c-8-gpu-h100", "--cadence", "weekly", "--size", "3", "--json")
 	require.NoError(t, err)

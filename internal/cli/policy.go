@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,14 +46,12 @@ type PolicyOptions struct {
 	JSON    bool
 	Explain bool
 
-	Out       io.Writer
-	ErrOut    io.Writer
-	LookupEnv func(string) (string, bool)
-	// Config loads the configuration; Collect collects the registry. Only a
-	// pull request with a usable diff reads the registry.
-	Config  func() (*config.Config, error)
-	Collect func() (*config.Config, *registry.Registry, error)
-	// ReadFile reads the changed-file diff.
+	// Config loads the configuration and Collect collects the registry
+	// (only a pull request with a usable diff reads it); ReadFile reads the
+	// changed-file diff. Nil ones are the Factory's and os.ReadFile; tests
+	// replace them.
+	Config   func() (*config.Config, error)
+	Collect  func() (*config.Config, *registry.Registry, error)
 	ReadFile func(string) ([]byte, error)
 }
 
@@ -96,14 +95,10 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 			if opts.JSON && opts.Explain {
 				return usageErrorf("--json and --explain cannot be used together")
 			}
-			opts.Out, opts.ErrOut = f.Out, f.ErrOut
-			opts.LookupEnv = f.LookupEnv
-			opts.Config, opts.Collect = f.Config, f.Collect
-			opts.ReadFile = os.ReadFile
 			if runF != nil {
 				return runF(opts)
 			}
-			return policyRun(opts)
+			return policyRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -128,18 +123,20 @@ type policyInputs struct {
 	githubOutputSet bool
 }
 
-func (o *PolicyOptions) lookup(flag *string, env string) (string, bool) {
+// lookup is a flag's value when it was given, else its environment
+// variable's, telling an unset variable from an empty one.
+func lookup(f *Factory, flag *string, env string) (string, bool) {
 	if flag != nil {
 		return *flag, true
 	}
-	if o.LookupEnv == nil {
+	if f.LookupEnv == nil {
 		return "", false
 	}
-	return o.LookupEnv(env)
+	return f.LookupEnv(env)
 }
 
-func (o *PolicyOptions) get(flag *string, env string) string {
-	v, _ := o.lookup(flag, env)
+func getInput(f *Factory, flag *string, env string) string {
+	v, _ := lookup(f, flag, env)
 	return v
 }
 
@@ -149,37 +146,46 @@ func policyError(w io.Writer, err error) error {
 	var files registry.Errors
 	if errors.As(err, &files) && len(files) > 0 {
 		for _, fe := range files {
-			fmt.Fprintf(w, "::error::%s\n", oneLine(fe.Error()))
+			fmt.Fprintln(w, ghactions.Error(fe.Error()))
 		}
 	} else {
-		fmt.Fprintf(w, "::error::%s\n", oneLine(err.Error()))
+		fmt.Fprintln(w, ghactions.Error(err.Error()))
 	}
 	return &ExitError{Code: exitFailure}
 }
 
-func policyRun(opts *PolicyOptions) error {
-	event, ok := opts.lookup(opts.Event, envEventName)
+func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
+	if opts.Config == nil {
+		opts.Config = f.Config
+	}
+	if opts.Collect == nil {
+		opts.Collect = f.Collect
+	}
+	if opts.ReadFile == nil {
+		opts.ReadFile = os.ReadFile
+	}
+	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
-		return policyError(opts.ErrOut, errors.New(envEventName+" is not set"))
+		return policyError(f.ErrOut, errors.New(envEventName+" is not set"))
 	}
 	in := policyInputs{
 		trigger: policy.Trigger{
 			Event:           event,
-			Schedule:        opts.get(opts.Schedule, envSchedule),
-			PRLabelsJSON:    opts.get(opts.LabelsJSON, envPRLabelsJSON),
-			CadenceOverride: opts.get(opts.CadenceOverride, envCadenceOverride),
+			Schedule:        getInput(f, opts.Schedule, envSchedule),
+			PRLabelsJSON:    getInput(f, opts.LabelsJSON, envPRLabelsJSON),
+			CadenceOverride: getInput(f, opts.CadenceOverride, envCadenceOverride),
 		},
-		changedFiles: opts.get(opts.ChangedFiles, envChangedFiles),
+		changedFiles: getInput(f, opts.ChangedFiles, envChangedFiles),
 	}
-	in.githubOutput, in.githubOutputSet = opts.lookup(opts.GitHubOutput, envGitHubOutput)
+	in.githubOutput, in.githubOutputSet = lookup(f, opts.GitHubOutput, envGitHubOutput)
 
 	cfg, err := opts.Config()
 	if err != nil {
-		return policyError(opts.ErrOut, err)
+		return policyError(f.ErrOut, err)
 	}
 	wf, err := policy.ResolveWorkflow(cfg, in.trigger)
 	if err != nil {
-		return policyError(opts.ErrOut, err)
+		return policyError(f.ErrOut, err)
 	}
 
 	// Stage selection runs for every pull request, whatever decided the
@@ -203,7 +209,7 @@ func policyRun(opts *PolicyOptions) error {
 		}
 		_, reg, err := opts.Collect()
 		if err != nil {
-			return policyError(opts.ErrOut, err)
+			return policyError(f.ErrOut, err)
 		}
 		pruning = fmt.Sprintf("applied to %d changed %s", len(diff), plural(len(diff), "entry", "entries"))
 		sel = selection.Select(selection.Input{
@@ -226,35 +232,35 @@ func policyRun(opts *PolicyOptions) error {
 	}
 	lines, err := ghactions.FormatOutputs(outputs)
 	if err != nil {
-		return policyError(opts.ErrOut, err)
+		return policyError(f.ErrOut, err)
 	}
 	if in.githubOutputSet && in.githubOutput == "" {
 		// ci_policy.py fails opening the empty path; writing to stdout
 		// instead would let a broken workflow step pass without outputs.
-		return policyError(opts.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
+		return policyError(f.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
 	}
 	if in.githubOutput != "" {
 		if err := ghactions.AppendOutputs(in.githubOutput, outputs); err != nil {
-			return policyError(opts.ErrOut, err)
+			return policyError(f.ErrOut, err)
 		}
 	}
 
 	for _, w := range wf.Warnings {
-		fmt.Fprintf(opts.ErrOut, "warning: %s\n", w.Msg)
+		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
 	}
 	if opts.JSON {
-		return writePolicyJSON(opts.Out, cfg, wf, sel, pruning)
+		return writePolicyJSON(f.Out, cfg, wf, sel, pruning)
 	}
 	for _, n := range notes {
-		fmt.Fprintln(opts.Out, n)
+		fmt.Fprintln(f.Out, n)
 	}
 	if in.githubOutput == "" {
-		fmt.Fprint(opts.Out, lines)
+		fmt.Fprint(f.Out, lines)
 	}
-	fmt.Fprintf(opts.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
+	fmt.Fprintf(f.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
-		writePolicyExplanation(opts.Out, cfg, wf, sel, pruning)
+		writePolicyExplanation(f.Out, cfg, wf, sel, pruning)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -56,12 +57,6 @@ type policyHarness struct {
 
 func (h *policyHarness) options() *PolicyOptions {
 	return &PolicyOptions{
-		Out:    &h.out,
-		ErrOut: &h.err,
-		LookupEnv: func(k string) (string, bool) {
-			v, ok := h.env[k]
-			return v, ok
-		},
 		Config: func() (*config.Config, error) { return config.Default(), nil },
 		Collect: func() (*config.Config, *registry.Registry, error) {
 			h.collected = true
@@ -89,7 +84,11 @@ func (h *policyHarness) run(t *testing.T, mutate ...func(*PolicyOptions)) error 
 	for _, m := range mutate {
 		m(opts)
 	}
-	return policyRun(opts)
+	f := &Factory{Out: &h.out, ErrOut: &h.err, LookupEnv: func(k string) (string, bool) {
+		v, ok := h.env[k]
+		return v, ok
+	}}
+	return policyRun(context.Background(), f, opts)
 }
 
 const (

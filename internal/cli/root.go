@@ -41,7 +41,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdPolicy(f, nil),
 		NewCmdRun(f, nil),
 		NewCmdPartition(f, nil),
-		NewCmdConfig(f),
+		NewCmdConfig(f, nil),
 		NewCmdTimings(f, nil),
 	)
 	return root

@@ -184,7 +184,6 @@ func TestMain_RunUsageErrorExitsTwo(t *testing.T) {
 }
 
 func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {
-	requireReader(t)
 	f, out, _ := suitesFactory(".", nil)
 	code := Main([]string{"run", "--hw", "cpu", "--suite", "stage-a-cpu", "--root", runRepo, "--list-only", "--json"}, f)
 	require.Equal(t, 0, code)
@@ -195,7 +194,6 @@ func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {
 // compared byte for byte with `python3 tests/ci/run_suite.py ... --list-only`
 // on the same repository; stderr follows stdout after a "--- stderr" line.
 func TestRun_PlanGolden(t *testing.T) {
-	requireReader(t)
 	tests := []struct {
 		golden string
 		args   []string
@@ -228,7 +226,6 @@ func TestRun_PlanGolden(t *testing.T) {
 }
 
 func TestRun_NoEnabledTestsSucceedsWithoutRunning(t *testing.T) {
-	requireReader(t)
 	f, out, _ := suitesFactory(runRepo, nil)
 	opts, err := parseRun(t, "--hw", "cuda", "--suite", "stage-c-4-gpu-h200")
 	require.NoError(t, err)
@@ -237,7 +234,6 @@ func TestRun_NoEnabledTestsSucceedsWithoutRunning(t *testing.T) {
 }
 
 func TestRun_ErrorOrder(t *testing.T) {
-	requireReader(t)
 	tests := []struct {
 		name string
 		args []string
@@ -258,7 +254,6 @@ func TestRun_ErrorOrder(t *testing.T) {
 }
 
 func TestRun_RegistryErrorComesFirst(t *testing.T) {
-	requireReader(t)
 	root := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "tests/e2e"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "tests/e2e/test_x.py"), []byte("x = 1\n"), 0o644))
@@ -269,7 +264,6 @@ func TestRun_RegistryErrorComesFirst(t *testing.T) {
 }
 
 func TestRun_JSONIsTheWholeOutput(t *testing.T) {
-	requireReader(t)
 	f, out, errOut := suitesFactory(runRepo, nil)
 	opts, err := parseRun(t, "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-fsdp", "sglang",
 		"--auto-partition-id", "1", "--auto-partition-size", "2", "--list-only", "--json")

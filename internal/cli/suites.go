@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -20,7 +21,6 @@ import (
 
 // SuitesOptions holds the flags of `miles-ci suites`.
 type SuitesOptions struct {
-	Factory *Factory
 	Suite   string // --suite: list this suite's registrations
 	JSON    bool   // --json: the roster and registrations as JSON (SPEC §7)
 	// Timings is a timings file (--timings) to compare est_time with.
@@ -30,7 +30,7 @@ type SuitesOptions struct {
 // NewCmdSuites builds `miles-ci suites`: the roster of suites with how many
 // registrations each holds, or one suite's registrations.
 func NewCmdSuites(f *Factory, runF func(*SuitesOptions) error) *cobra.Command {
-	opts := &SuitesOptions{Factory: f}
+	opts := &SuitesOptions{}
 	cmd := &cobra.Command{
 		Use:   "suites",
 		Short: "List the suites and their registrations",
@@ -43,11 +43,11 @@ JSON holds only that suite and its registrations.`,
   miles-ci suites --suite stage-c-8-gpu-h100
   miles-ci suites --json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
 			}
-			return suitesRun(opts)
+			return suitesRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
@@ -57,8 +57,7 @@ JSON holds only that suite and its registrations.`,
 	return cmd
 }
 
-func suitesRun(opts *SuitesOptions) error {
-	f := opts.Factory
+func suitesRun(_ context.Context, f *Factory, opts *SuitesOptions) error {
 	if opts.Timings != "" && opts.JSON {
 		return usageErrorf("--timings cannot be combined with --json")
 	}

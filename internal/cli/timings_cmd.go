@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,12 +36,12 @@ the order given; a later file's value wins for a test file listed twice.
 Without -o the merged document goes to stdout.`,
 		Example: `  miles-ci timings merge parts/*.json -o timings.json`,
 		Args:    cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {
 				return runF(opts)
 			}
-			return timingsMergeRun(f, opts)
+			return timingsMergeRun(cmd.Context(), f, opts)
 		},
 	}
 	merge.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged file to `OUT` instead of stdout")
@@ -48,7 +49,7 @@ Without -o the merged document goes to stdout.`,
 	return cmd
 }
 
-func timingsMergeRun(f *Factory, opts *TimingsMergeOptions) error {
+func timingsMergeRun(_ context.Context, f *Factory, opts *TimingsMergeOptions) error {
 	merged := timings.Timings{}
 	for _, path := range opts.Inputs {
 		t, err := timings.Read(path)

@@ -65,7 +65,6 @@ func TestTimingsFlag_KeepsRunSuiteAbbreviations(t *testing.T) {
 }
 
 func TestTimings_Golden(t *testing.T) {
-	requireReader(t)
 	tests := []struct {
 		dir, golden string
 		args        []string
@@ -99,7 +98,6 @@ func TestTimings_Golden(t *testing.T) {
 // are those partition shows: disjoint, covering the suite, and balanced on
 // the measured times.
 func TestTimings_EveryShardJobAgreesWithPartition(t *testing.T) {
-	requireReader(t)
 	const size = 3
 	f, out, _ := suitesFactory(runRepo, nil)
 	po, err := parsePartition(t, "--suite", "stage-c-8-gpu-h100", "--cadence", "weekly", "--size", fmt.Sprint(size), "--timings", runTimings, "--json")
@@ -147,7 +145,6 @@ func TestTimings_EveryShardJobAgreesWithPartition(t *testing.T) {
 // TestTimings_EmptyFileGivesTheDefaultShards: a timings file that measures
 // none of the suite's files shards exactly as without --timings.
 func TestTimings_EmptyFileGivesTheDefaultShards(t *testing.T) {
-	requireReader(t)
 	empty := filepath.Join(t.TempDir(), "empty.json")
 	require.NoError(t, os.WriteFile(empty, []byte(`{"version": 1, "timings": {"elsewhere.py": 5}}`), 0o644))
 	for id := range 3 {
@@ -175,7 +172,6 @@ func TestTimings_EmptyFileGivesTheDefaultShards(t *testing.T) {
 // TestTimings_BadFileEndToEnd runs the whole command: a timings file that
 // cannot be used is one error line naming the file and the problem, exit 1.
 func TestTimings_BadFileEndToEnd(t *testing.T) {
-	requireReader(t)
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		t.Helper()
@@ -210,7 +206,6 @@ func TestTimings_BadFileEndToEnd(t *testing.T) {
 }
 
 func TestSuitesTimings_Golden(t *testing.T) {
-	requireReader(t)
 	tests := []struct {
 		golden string
 		argv   []string

@@ -21,6 +21,10 @@ func EscapeData(s string) string { return dataEscaper.Replace(s) }
 // EscapeProperty escapes one property value of a workflow command.
 func EscapeProperty(s string) string { return propertyEscaper.Replace(s) }
 
+// Error returns the `::error::MSG` command: msg as an error annotation of
+// the run, with no file.
+func Error(msg string) string { return "::error::" + EscapeData(msg) }
+
 // ErrorAnnotation returns the `::error file=F,line=L::MSG` command that makes
 // GitHub show msg on a file. A line of 0 or less (the whole file is at fault)
 // leaves the line property out.

@@ -45,3 +45,10 @@ func TestErrorAnnotation_OmitsLineWhenUnknown(t *testing.T) {
 	assert.Equal(t, "::error file=tests/fast/test_x.py::50%25 too big%0Areally",
 		ErrorAnnotation("tests/fast/test_x.py", 0, "50% too big\nreally"))
 }
+
+func TestError_EscapesWhatWouldEndOrForgeTheCommand(t *testing.T) {
+	assert.Equal(t, "::error::Unknown CI cadence 'x'", Error("Unknown CI cadence 'x'"))
+	// A '%' would otherwise be read as the start of an escape, and a line
+	// break would end the command and start another one.
+	assert.Equal(t, "::error::100%25 broken%0A::error title=X::y", Error("100% broken\n::error title=X::y"))
+}
