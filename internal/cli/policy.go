@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
@@ -211,7 +212,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		if err != nil {
 			return policyError(f.ErrOut, err)
 		}
-		pruning = fmt.Sprintf("applied to %d changed %s", len(diff), plural(len(diff), "entry", "entries"))
+		pruning = "applied to " + plan.CountNoun(len(diff), "changed entry", "changed entries")
 		sel = selection.Select(selection.Input{
 			Config:        cfg,
 			Registrations: reg.Registrations,
@@ -342,11 +343,4 @@ func writePolicyJSON(w io.Writer, cfg *config.Config, wf policy.Workflow, sel se
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -127,35 +127,6 @@ func TestSuites_EveryConfiguredSuiteIsListedEvenWhenEmpty(t *testing.T) {
 	}
 }
 
-func TestRosterWarnings_NameRegistrationsNoJobRuns(t *testing.T) {
-	regs := []registry.Registration{
-		{File: "tests/e2e/test_ok.py", Line: 3, Backend: config.CUDA, Suite: "stage-c-8-gpu-h100"},
-		{File: "tests/e2e/test_orphan.py", Line: 4, Backend: config.CUDA, Suite: "stage-z"},
-		{File: "tests/e2e/test_cpu_on_gpu.py", Line: 5, Backend: config.CPU, Suite: "stage-c-8-gpu-h100"},
-		{File: "tests/fast/test_implicit.py", Backend: config.CPU, Suite: "it's gone", Implicit: true},
-	}
-	assert.Equal(t, []string{
-		"tests/e2e/test_orphan.py:4: suite 'stage-z' is not in the roster; no CI job runs it",
-		"tests/e2e/test_cpu_on_gpu.py:5: suite 'stage-c-8-gpu-h100' is a cuda suite but the registration is cpu; no CI job runs it",
-		`tests/fast/test_implicit.py: suite "it's gone" is not in the roster; no CI job runs it`,
-	}, rosterWarnings(config.Default(), regs))
-}
-
-func TestCountSuites_CountsOnlyTheSuitesOwnBackend(t *testing.T) {
-	reason := "broken"
-	reg := &registry.Registry{Registrations: []registry.Registration{
-		{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 100},
-		{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 50, Nightly: true},
-		{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 70, Disabled: &reason},
-		{Backend: config.CPU, Suite: "stage-c-8-gpu-h100", EstTime: 1000},
-		{Backend: config.CPU, Suite: "stage-z", EstTime: 1},
-	}}
-	got := countSuites(config.Default(), reg)
-	assert.Equal(t, suiteCounts{enabled: 2, disabled: 1, nightly: 1, estTotal: 150}, *got["stage-c-8-gpu-h100"])
-	assert.Equal(t, suiteCounts{}, *got["stage-b-cpu"])
-	assert.NotContains(t, got, "stage-z")
-}
-
 func TestReportCollectError_AnnotatesOnlyInGitHubActions(t *testing.T) {
 	errs := registry.Errors{
 		{File: "tests/e2e/test_a,b.py", Line: 3, Msg: "tests/e2e/test_a,b.py: suite is required in register_cpu_ci()"},

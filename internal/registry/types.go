@@ -62,3 +62,14 @@ type Registry struct {
 	Files         []string       // discovered files, sorted by bytes
 	Registrations []Registration // in file order, then source order
 }
+
+// Job returns the roster suite whose CI job runs r: r's suite, when the
+// configuration holds it with r's backend. A registration without one is
+// collected (the Python collector accepts it) but never runs.
+func (r *Registration) Job(cfg *config.Config) (config.Suite, bool) {
+	s, ok := cfg.Suite(r.Suite)
+	if !ok || s.Backend != r.Backend {
+		return config.Suite{}, false
+	}
+	return s, true
+}
