@@ -211,8 +211,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 	}
 }
 
-func TestParse_DefaultYAMLRoundTrips(t *testing.T) {
-	c, err := Parse("x", DefaultYAML())
+// `miles-ci config --default > .miles-ci.yaml` is the documented way to
+// start a repository's own configuration: the copy, found at the root,
+// must behave exactly as the built-in one until it is edited.
+func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"), DefaultYAML(), 0o644))
+	c, err := Load(root, "")
 	require.NoError(t, err)
-	assert.Equal(t, Default().Suites, c.Suites)
+	assert.Equal(t, filepath.Join(root, ".miles-ci.yaml"), c.Source)
+	want := Default()
+	c.Source, want.Source = "", ""
+	assert.Equal(t, want, c)
 }

@@ -427,8 +427,8 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 	}
 }
 
-// fmtEst writes an estimate the way the plan does: integral values
-// without a fraction.
+// fmtEst writes an estimate short, as %g does but without a trailing
+// ".0": 120, 1.5, 1e+06.
 func fmtEst(est float64) string {
 	return strings.TrimSuffix(fmt.Sprintf("%g", est), ".0")
 }
