@@ -1,6 +1,9 @@
 package runner
 
-import "unicode/utf8"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // The retry classification of SPEC §6. The patterns are listed here in the
 // order they are checked: the first list decides "not retriable", the second
@@ -61,16 +64,21 @@ type chainStep struct {
 	flat    int // index into stepEnd of this step
 }
 
+// The automata are built on first use, not at start-up: building them
+// costs milliseconds that every command (even --version) would pay, and
+// only a run with --enable-retry classifies output.
 var (
 	foldLiterals []string
 	literalSteps [][]chainStep // per literal, every chain step it is
 	patternNames []string
 	nSteps       int
 	foldAuto     *automaton
-	rawAuto      = newAutomaton([]string{bareAssertion}, false)
+	rawAuto      *automaton
+	buildOnce    sync.Once
 )
 
-func init() {
+func buildAutomata() {
+	rawAuto = newAutomaton([]string{bareAssertion}, false)
 	index := map[string]int{}
 	lit := func(s string) int {
 		s = foldASCII(s)
@@ -106,6 +114,7 @@ func init() {
 
 // NewClassifier returns a classifier that has seen no output.
 func NewClassifier() *Classifier {
+	buildOnce.Do(buildAutomata)
 	c := &Classifier{fold: foldAuto, raw: rawAuto, stepEnd: make([]int64, nSteps), matched: make([]bool, len(patternNames))}
 	c.newLine()
 	return c
