@@ -325,3 +325,16 @@ func TestEstSeconds_OverflowEdge(t *testing.T) {
 	_, ok = estSeconds(pysrc.Constant{Type: pysrc.Int, Int: roundsUp})
 	assert.False(t, ok)
 }
+
+func TestMentionsRegister_FindsEitherNameAnywhere(t *testing.T) {
+	for src, want := range map[string]bool{
+		"# call register_cpu_ci later":         true,
+		"x = 'register_cuda_ci'":               true,
+		"register_cregister_cuda_ci":           true, // a false start before the name
+		"register_rocm_ci(1, 's')":             false,
+		"register_cp_ci register_cud register": false,
+		"":                                     false,
+	} {
+		assert.Equal(t, want, mentionsRegister([]byte(src)), src)
+	}
+}
