@@ -77,7 +77,7 @@ func (p *parser) run(f func()) (err *SyntaxError) {
 
 func (p *parser) failf(format string, args ...any) {
 	t := p.cur()
-	panic(bailout{&SyntaxError{Line: int(t.line), Msg: fmt.Sprintf(format, args...)}})
+	panic(bailout{&SyntaxError{Line: int(t.line), Kind: ErrGrammar, Msg: fmt.Sprintf(format, args...)}})
 }
 
 func (p *parser) cur() token { return p.at(p.i) }

@@ -59,8 +59,8 @@ func isXIDContinue(r rune) bool {
 }
 
 // checkIdentifier validates an identifier run of valid UTF-8; on failure it
-// returns the byte offset and the rune that is not allowed.
-func checkIdentifier(b []byte) (int, rune, bool) {
+// returns the rune that is not allowed.
+func checkIdentifier(b []byte) (rune, bool) {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])
 		ok := isXIDContinue(r)
@@ -68,11 +68,11 @@ func checkIdentifier(b []byte) (int, rune, bool) {
 			ok = isXIDStart(r)
 		}
 		if !ok {
-			return i, r, false
+			return r, false
 		}
 		i += n
 	}
-	return 0, 0, true
+	return 0, true
 }
 
 // identName returns the identifier as Python sees it (NFKC-normalized).

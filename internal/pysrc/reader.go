@@ -87,7 +87,7 @@ func (s *scanner) readLine(t token, names map[string]bool, skip bool, calls []Ca
 		candidate := !skip || t.kind == tOp && src[t.start] == '(' ||
 			t.kind == tName && names[identName(src[t.start:t.end], t.flags&fNonASCII != 0)]
 		if t.kind == tOp && src[t.start] == ';' {
-			return nil, buf, &SyntaxError{Line: int(t.line), Msg: "invalid syntax"}
+			return nil, buf, &SyntaxError{Line: int(t.line), Kind: ErrGrammar, Msg: "invalid syntax"}
 		}
 		buf = buf[:0]
 		if !candidate {
@@ -217,10 +217,10 @@ func checkText(src []byte) error {
 			}
 			at += n
 		}
-		return &SyntaxError{Line: lineOf(src, at), Msg: fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid UTF-8", src[at], at)}
+		return &SyntaxError{Line: lineOf(src, at), Kind: ErrEncoding, Msg: fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid UTF-8", src[at], at)}
 	}
 	if at := bytes.IndexByte(src, 0); at >= 0 {
-		return &SyntaxError{Line: lineOf(src, at), Msg: "source code string cannot contain null bytes"}
+		return &SyntaxError{Line: lineOf(src, at), Kind: ErrEncoding, Msg: "source code string cannot contain null bytes"}
 	}
 	return nil
 }

@@ -152,73 +152,113 @@ func TestReadCalls_RefusesWhatPythonRefuses(t *testing.T) {
 	tests := []struct {
 		src  string
 		line int
+		kind ErrorKind
 		msg  string
 	}{
-		{"\ufeffregister_cpu_ci(1, 'a')\n", 1, "invalid non-printable character U+FEFF"},
-		{"x = 1\n\xff\n", 2, "'utf-8' codec can't decode byte 0xff in position 6: invalid UTF-8"},
-		{"x = 1\n\x00\n", 2, "source code string cannot contain null bytes"},
-		{"x = 1\x0b\n", 1, "invalid non-printable character U+000B"},
-		{"a\u00a0= 1\n", 1, "invalid non-printable character U+00A0"},
-		{"x€ = 1\n", 1, "invalid character '€' (U+20AC)"},
-		{"  x = 1\n", 1, "unexpected indent"},
-		{"if x:\ny = 1\n", 2, "expected an indented block"},
-		{"if x:\n", 1, "expected an indented block"},
-		{"if x:\n    a = 1\n  b = 2\n", 3, "unindent does not match any outer indentation level"},
-		{"if x:\n\ta = 1\n        b = 2\n", 3, "inconsistent use of tabs and spaces in indentation"},
-		{"x = (\n", 1, "'(' was never closed"},
-		{"x = (]\n", 1, "closing parenthesis ']' does not match opening parenthesis '('"},
-		{"x = )\n", 1, "unmatched ')'"},
-		{"x = 'abc\n", 1, "unterminated string literal (detected at line 1)"},
-		{"x = '''abc\n\n", 1, "unterminated triple-quoted string literal (detected at line 3)"},
-		{"x = 017\n", 1, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers"},
-		{"x = 1__0\n", 1, "invalid decimal literal"},
-		{"x = 0x\n", 1, "invalid hexadecimal literal"},
-		{"x = 0o8\n", 1, "invalid digit '8' in octal literal"},
-		{"x = 1e\n", 1, "invalid decimal literal"},
-		{"x = b'é'\n", 1, "bytes can only contain ASCII literal characters"},
-		{"x = '\\N{NOT A NAME}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
-		{"x = '\\N{hangul syllable ga}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
-		{"x = '\\N{CJK UNIFIED IDEOGRAPH-4e00}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
-		{"x = '\\N{cjk unified ideograph-4e00}'\n", 1, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
-		{"x = ur'a'\n", 1, "invalid syntax"},
-		{"x = 1\ny = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(1, 'a')\n", 2, bigIntMsg(4301)},
-		{"x = " + strings.Repeat("1_", 5000) + "1\n", 1, bigIntMsg(5001)},
-		{"x = f'{" + strings.Repeat("9", 4301) + "}'\n", 1, "f-string: " + bigIntMsg(4301)},
-		{"register_cpu_ci(\n" + strings.Repeat("1", 4301) + ", 'a')\n", 2, bigIntMsg(4301)},
-		{"y = " + strings.Repeat("1", 4301) + "\nif x:\n", 1, bigIntMsg(4301)},
-		{"y = " + strings.Repeat("1", 4301) + "\nx = '\\N{foo}'\n", 1, bigIntMsg(4301)},
-		{"y = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(a=1, 2)\n", 1, bigIntMsg(4301)},
-		{"register_cpu_ci(a=1, 2)\ny = " + strings.Repeat("1", 4301) + "\n", 1, "positional argument follows keyword argument"},
-		{"y = " + strings.Repeat("1", 4301) + "\nz = 'abc\n", 2, "unterminated string literal (detected at line 2)"},
-		{"x = (\n" + strings.Repeat("1", 4301) + "\n", 1, "'(' was never closed"},
-		{"x = (" + strings.Repeat("1", 4301) + "\n", 1, bigIntMsg(4301)},
-		{"x = 'a' b'b'\n", 1, "cannot mix bytes and nonbytes literals"},
-		{"x = f'}'\n", 1, "f-string: single '}' is not allowed"},
-		{"x = 1 \\ \n", 1, "unexpected character after line continuation character"},
-		{"register_cpu_ci(5, 'stage-b-cpu')\\\n", 1, "unexpected EOF while parsing"},
-		{"register_cpu_ci(5, 's')\n\\\n", 2, "unexpected EOF while parsing"},
-		{"register_cpu_ci(5, 's')\r\n\\\r\n", 2, "unexpected EOF while parsing"},
-		{"register_cpu_ci(5, 's')\r\\\r", 2, "unexpected EOF while parsing"},
-		{"if 1:\n  x\n\\\n", 3, "unexpected EOF while parsing"},
-		{"if 1: \n\t  \\\n", 2, "unexpected EOF while parsing"},
-		{"x = (1 \\\n", 1, "'(' was never closed"},
-		{"\\\n   register_cpu_ci(5, 's')", 2, "unexpected indent"},
-		{"\\\n  \\\nregister_cpu_ci(5, 's')", 3, "unexpected indent"},
-		{"if 1:\n    y\n  \\\n    x\n", 4, "unindent does not match any outer indentation level"},
-		{"if 1:\n\ty\n\t\\\n\tx\n", 4, "inconsistent use of tabs and spaces in indentation"},
-		{"register_cpu_ci(a=1, 2)\n", 1, "positional argument follows keyword argument"},
-		{"register_cpu_ci(**a, 2)\n", 1, "positional argument follows keyword argument unpacking"},
-		{"register_cpu_ci(**k, *a)\n", 1, "iterable argument unpacking follows keyword argument unpacking"},
-		{"register_cpu_ci(\n1, x for x in y)\n", 2, "Generator expression must be parenthesized"},
-		{"register_cpu_ci(a.b=1)\n", 1, "expression cannot contain assignment, perhaps you meant \"==\"?"},
-		{"register_cpu_ci(1, 'a') = 2\n", 1, "cannot assign to function call"},
+		{"\ufeffregister_cpu_ci(1, 'a')\n", 1, ErrCharacter, "invalid non-printable character U+FEFF"},
+		{"x = 1\n\xff\n", 2, ErrEncoding, "'utf-8' codec can't decode byte 0xff in position 6: invalid UTF-8"},
+		{"x = 1\n\x00\n", 2, ErrEncoding, "source code string cannot contain null bytes"},
+		{"x = 1\x0b\n", 1, ErrCharacter, "invalid non-printable character U+000B"},
+		{"a\u00a0= 1\n", 1, ErrCharacter, "invalid non-printable character U+00A0"},
+		{"x€ = 1\n", 1, ErrCharacter, "invalid character '€' (U+20AC)"},
+		{"  x = 1\n", 1, ErrIndent, "unexpected indent"},
+		{"if x:\ny = 1\n", 2, ErrIndent, "expected an indented block"},
+		{"if x:\n", 1, ErrIndent, "expected an indented block"},
+		{"if x:\n    a = 1\n  b = 2\n", 3, ErrIndent, "unindent does not match any outer indentation level"},
+		{"if x:\n\ta = 1\n        b = 2\n", 3, ErrIndent, "inconsistent use of tabs and spaces in indentation"},
+		{"x = (\n", 1, ErrUnclosed, "'(' was never closed"},
+		{"x = (]\n", 1, ErrBracket, "closing parenthesis ']' does not match opening parenthesis '('"},
+		{"x = )\n", 1, ErrBracket, "unmatched ')'"},
+		{"x = 'abc\n", 1, ErrUnterminated, "unterminated string literal (detected at line 1)"},
+		{"x = '''abc\n\n", 1, ErrUnterminated, "unterminated triple-quoted string literal (detected at line 3)"},
+		{"x = 017\n", 1, ErrNumber, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers"},
+		{"x = 1__0\n", 1, ErrNumber, "invalid decimal literal"},
+		{"x = 0x\n", 1, ErrNumber, "invalid hexadecimal literal"},
+		{"x = 0o8\n", 1, ErrNumber, "invalid digit '8' in octal literal"},
+		{"x = 1e\n", 1, ErrNumber, "invalid decimal literal"},
+		{"x = b'é'\n", 1, ErrLiteral, "bytes can only contain ASCII literal characters"},
+		{"x = '\\N{NOT A NAME}'\n", 1, ErrLiteral, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
+		{"x = '\\N{hangul syllable ga}'\n", 1, ErrLiteral, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
+		{"x = '\\N{CJK UNIFIED IDEOGRAPH-4e00}'\n", 1, ErrLiteral, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
+		{"x = '\\N{cjk unified ideograph-4e00}'\n", 1, ErrLiteral, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name"},
+		{"x = ur'a'\n", 1, ErrGrammar, "invalid syntax"},
+		{"x = 1\ny = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(1, 'a')\n", 2, ErrIntDigits, bigIntMsg(4301)},
+		{"x = " + strings.Repeat("1_", 5000) + "1\n", 1, ErrIntDigits, bigIntMsg(5001)},
+		{"x = f'{" + strings.Repeat("9", 4301) + "}'\n", 1, ErrIntDigits, "f-string: " + bigIntMsg(4301)},
+		{"register_cpu_ci(\n" + strings.Repeat("1", 4301) + ", 'a')\n", 2, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nif x:\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = '\\N{foo}'\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nregister_cpu_ci(a=1, 2)\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"register_cpu_ci(a=1, 2)\ny = " + strings.Repeat("1", 4301) + "\n", 1, ErrGrammar, "positional argument follows keyword argument"},
+		{"y = " + strings.Repeat("1", 4301) + "\nz = 'abc\n", 2, ErrUnterminated, "unterminated string literal (detected at line 2)"},
+		{"x = (\n" + strings.Repeat("1", 4301) + "\n", 1, ErrUnclosed, "'(' was never closed"},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = 1__0\n", 2, ErrNumber, "invalid decimal literal"},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = )\n", 2, ErrBracket, "unmatched ')'"},
+		{"y = " + strings.Repeat("1", 4301) + "\nx€ = 1\n", 2, ErrCharacter, "invalid character '€' (U+20AC)"},
+		{"y = " + strings.Repeat("1", 4301) + "\n  x = 1\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = b'é'\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = f'}'\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = 'a' b'b'\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = 1 \\ \n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"y = " + strings.Repeat("1", 4301) + "\nx = ur'a'\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"x = (" + strings.Repeat("1", 4301) + "\n", 1, ErrIntDigits, bigIntMsg(4301)},
+		{"x = 'a' b'b'\n", 1, ErrLiteral, "cannot mix bytes and nonbytes literals"},
+		{"x = f'}'\n", 1, ErrFString, "f-string: single '}' is not allowed"},
+		{"x = 1 \\ \n", 1, ErrContinuation, "unexpected character after line continuation character"},
+		{"register_cpu_ci(5, 'stage-b-cpu')\\\n", 1, ErrContinuation, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\n\\\n", 2, ErrContinuation, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\r\n\\\r\n", 2, ErrContinuation, "unexpected EOF while parsing"},
+		{"register_cpu_ci(5, 's')\r\\\r", 2, ErrContinuation, "unexpected EOF while parsing"},
+		{"if 1:\n  x\n\\\n", 3, ErrContinuation, "unexpected EOF while parsing"},
+		{"if 1: \n\t  \\\n", 2, ErrContinuation, "unexpected EOF while parsing"},
+		{"x = (1 \\\n", 1, ErrUnclosed, "'(' was never closed"},
+		{"\\\n   register_cpu_ci(5, 's')", 2, ErrIndent, "unexpected indent"},
+		{"\\\n  \\\nregister_cpu_ci(5, 's')", 3, ErrIndent, "unexpected indent"},
+		{"if 1:\n    y\n  \\\n    x\n", 4, ErrIndent, "unindent does not match any outer indentation level"},
+		{"if 1:\n\ty\n\t\\\n\tx\n", 4, ErrIndent, "inconsistent use of tabs and spaces in indentation"},
+		{"register_cpu_ci(a=1, 2)\n", 1, ErrGrammar, "positional argument follows keyword argument"},
+		{"register_cpu_ci(**a, 2)\n", 1, ErrGrammar, "positional argument follows keyword argument unpacking"},
+		{"register_cpu_ci(**k, *a)\n", 1, ErrGrammar, "iterable argument unpacking follows keyword argument unpacking"},
+		{"register_cpu_ci(\n1, x for x in y)\n", 2, ErrGrammar, "Generator expression must be parenthesized"},
+		{"register_cpu_ci(a.b=1)\n", 1, ErrGrammar, "expression cannot contain assignment, perhaps you meant \"==\"?"},
+		{"register_cpu_ci(1, 'a') = 2\n", 1, ErrGrammar, "cannot assign to function call"},
 	}
 	for _, tt := range tests {
 		_, err := ReadCalls([]byte(tt.src), registerNames)
 		var se *SyntaxError
 		require.True(t, errors.As(err, &se), "%q: %v", tt.src, err)
 		assert.Equal(t, tt.line, se.Line, tt.src)
+		assert.Equal(t, tt.kind, se.Kind, tt.src)
 		assert.Equal(t, tt.msg, se.Msg, tt.src)
+	}
+}
+
+// TestSettle_DecidesByKind pins that the choice between an over-long
+// integer literal's error and a later one depends on the later error's
+// kind, never on its message.
+func TestSettle_DecidesByKind(t *testing.T) {
+	big := &SyntaxError{Line: 2, Kind: ErrIntDigits, Msg: bigIntMsg(4301)}
+	tests := []struct {
+		name    string
+		err     *SyntaxError
+		scanner bool // raised by the scanner, not by the grammar of a call
+		want    string
+	}{
+		{"a tokenizer error replaces the literal's", &SyntaxError{Line: 3, Kind: ErrNumber, Msg: "invalid syntax"}, true, "invalid syntax"},
+		{"a parser error does not", &SyntaxError{Line: 3, Kind: ErrIndent, Msg: "invalid decimal literal"}, true, bigIntMsg(4301)},
+		{"an unclosed bracket from an earlier line wins", &SyntaxError{Line: 1, Kind: ErrUnclosed, Msg: "unmatched ')'"}, true, "unmatched ')'"},
+		{"an unclosed bracket on the same line loses", &SyntaxError{Line: 2, Kind: ErrUnclosed, Msg: "unmatched ')'"}, true, bigIntMsg(4301)},
+		{"a call's grammar error on a later line loses", &SyntaxError{Line: 3, Kind: ErrGrammar, Msg: "unmatched ')'"}, false, bigIntMsg(4301)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScanner(nil)
+			s.bigInt = big
+			if tt.scanner {
+				s.err = tt.err
+			}
+			assert.Equal(t, tt.want, s.settle(tt.err).Msg)
+		})
 	}
 }
 

@@ -2,9 +2,7 @@ package pysrc
 
 import (
 	"fmt"
-	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // tokKind is the kind of a token the scanner hands to the statement reader.
@@ -93,14 +91,11 @@ func newScanner(src []byte) *scanner {
 // indentDepth is the number of indentation levels open at the last token.
 func (s *scanner) indentDepth() int { return len(s.indents) - 1 }
 
-// fail records the first error at offset at and returns an EOF token, so
-// every caller stops at once.
-func (s *scanner) fail(at int, line int32, format string, args ...any) token {
+// fail records the first error and returns an EOF token, so every caller
+// stops at once.
+func (s *scanner) fail(kind ErrorKind, line int32, format string, args ...any) token {
 	if s.err == nil {
-		s.err = &SyntaxError{Line: int(line), Msg: fmt.Sprintf(format, args...)}
-		if line == s.line && at >= s.lineStart && at <= len(s.src) {
-			s.err.Col = utf8.RuneCount(s.src[s.lineStart:at]) + 1
-		}
+		s.err = &SyntaxError{Line: int(line), Kind: kind, Msg: fmt.Sprintf(format, args...)}
 	}
 	return token{kind: tEOF, line: line}
 }
@@ -178,11 +173,11 @@ func (s *scanner) next() token {
 // or after its line break ("unexpected EOF while parsing", on the
 // backslash's line, or the unclosed bracket's error inside brackets).
 func (s *scanner) continuation() (token, bool) {
-	at, line := s.pos, s.line
+	line := s.line
 	s.pos++
 	if s.pos < len(s.src) {
 		if c := s.src[s.pos]; c != '\n' && c != '\r' {
-			return s.fail(at+1, s.line, "unexpected character after line continuation character"), false
+			return s.fail(ErrContinuation, s.line, "unexpected character after line continuation character"), false
 		}
 		s.newline()
 		if s.pos < len(s.src) {
@@ -191,9 +186,9 @@ func (s *scanner) continuation() (token, bool) {
 	}
 	if n := len(s.stack); n > 0 {
 		b := s.stack[n-1]
-		return s.fail(-1, b.line, "'%c' was never closed", b.ch), false
+		return s.fail(ErrUnclosed, b.line, "'%c' was never closed", b.ch), false
 	}
-	return s.fail(at, line, "unexpected EOF while parsing"), false
+	return s.fail(ErrContinuation, line, "unexpected EOF while parsing"), false
 }
 
 func (s *scanner) skipComment() {
@@ -208,7 +203,7 @@ func (s *scanner) skipComment() {
 func (s *scanner) eof() token {
 	if n := len(s.stack); n > 0 {
 		b := s.stack[n-1]
-		return s.fail(-1, b.line, "'%c' was never closed", b.ch)
+		return s.fail(ErrUnclosed, b.line, "'%c' was never closed", b.ch)
 	}
 	if s.lineTokens {
 		// A last line without a line break still ends its statement.
@@ -220,7 +215,7 @@ func (s *scanner) eof() token {
 	if s.pendingBlock {
 		// CPython blames the header's line when the file ends instead.
 		s.pendingBlock = false
-		return s.fail(-1, s.lastNewline, "expected an indented block")
+		return s.fail(ErrIndent, s.lastNewline, "expected an indented block")
 	}
 	return token{kind: tEOF, start: int32(s.pos), end: int32(s.pos), line: s.line}
 }
@@ -288,30 +283,30 @@ loop:
 	switch {
 	case col == top.col:
 		if alt != top.alt {
-			s.fail(i, s.line, "inconsistent use of tabs and spaces in indentation")
+			s.fail(ErrIndent, s.line, "inconsistent use of tabs and spaces in indentation")
 			return false
 		}
 		if s.pendingBlock {
-			s.fail(i, s.line, "expected an indented block")
+			s.fail(ErrIndent, s.line, "expected an indented block")
 			return false
 		}
 	case col > top.col:
 		if alt <= top.alt {
-			s.fail(i, s.line, "inconsistent use of tabs and spaces in indentation")
+			s.fail(ErrIndent, s.line, "inconsistent use of tabs and spaces in indentation")
 			return false
 		}
 		if !s.pendingBlock {
-			s.fail(i, s.line, "unexpected indent")
+			s.fail(ErrIndent, s.line, "unexpected indent")
 			return false
 		}
 		if len(s.indents) > maxIndents {
-			s.fail(i, s.line, "too many levels of indentation")
+			s.fail(ErrIndent, s.line, "too many levels of indentation")
 			return false
 		}
 		s.indents = append(s.indents, indent{col, alt})
 	default:
 		if s.pendingBlock {
-			s.fail(i, s.line, "expected an indented block")
+			s.fail(ErrIndent, s.line, "expected an indented block")
 			return false
 		}
 		for len(s.indents) > 1 && col < s.indents[len(s.indents)-1].col {
@@ -319,11 +314,11 @@ loop:
 		}
 		top = s.indents[len(s.indents)-1]
 		if col != top.col {
-			s.fail(i, s.line, "unindent does not match any outer indentation level")
+			s.fail(ErrIndent, s.line, "unindent does not match any outer indentation level")
 			return false
 		}
 		if alt != top.alt {
-			s.fail(i, s.line, "inconsistent use of tabs and spaces in indentation")
+			s.fail(ErrIndent, s.line, "inconsistent use of tabs and spaces in indentation")
 			return false
 		}
 	}
@@ -380,12 +375,12 @@ func (s *scanner) scanName() token {
 		if !isKeyword(src[start:i]) {
 			// A name glued to a string: an illegal prefix such as "ur", or
 			// Python 2 code such as print"x". CPython's parser refuses both.
-			return s.fail(start, s.line, "invalid syntax")
+			return s.fail(ErrGrammar, s.line, "invalid syntax")
 		}
 	}
 	if nonASCII {
-		if at, r, ok := checkIdentifier(src[start:i]); !ok {
-			return s.fail(start+at, s.line, "%s", invalidCharMsg(r))
+		if r, ok := checkIdentifier(src[start:i]); !ok {
+			return s.fail(ErrCharacter, s.line, "%s", invalidCharMsg(r))
 		}
 	}
 	s.pos = i
@@ -457,19 +452,19 @@ func (s *scanner) scanOp() token {
 	switch c {
 	case '(', '[', '{':
 		if len(s.stack) >= maxBrackets {
-			return s.fail(start, s.line, "too many nested parentheses")
+			return s.fail(ErrBracket, s.line, "too many nested parentheses")
 		}
 		s.stack = append(s.stack, bracket{c, s.line})
 	case ')', ']', '}':
 		if len(s.stack) == 0 {
-			return s.fail(start, s.line, "unmatched '%c'", c)
+			return s.fail(ErrBracket, s.line, "unmatched '%c'", c)
 		}
 		open := s.stack[len(s.stack)-1]
 		if open.ch != openerOf(c) {
 			if open.line != s.line {
-				return s.fail(start, s.line, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open.ch, open.line)
+				return s.fail(ErrBracket, s.line, "closing parenthesis '%c' does not match opening parenthesis '%c' on line %d", c, open.ch, open.line)
 			}
-			return s.fail(start, s.line, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open.ch)
+			return s.fail(ErrBracket, s.line, "closing parenthesis '%c' does not match opening parenthesis '%c'", c, open.ch)
 		}
 		s.stack = s.stack[:len(s.stack)-1]
 	case ',', ';', '~':
@@ -491,7 +486,7 @@ func (s *scanner) scanOp() token {
 		}
 	case '!':
 		if at(1) != '=' {
-			return s.fail(start, s.line, "invalid syntax")
+			return s.fail(ErrGrammar, s.line, "invalid syntax")
 		}
 		n = 2
 	case '*', '/', '<', '>':
@@ -505,9 +500,9 @@ func (s *scanner) scanOp() token {
 		}
 	default:
 		if c < 0x80 && (c < ' ' || c == 0x7f) {
-			return s.fail(start, s.line, "invalid non-printable character U+%04X", c)
+			return s.fail(ErrCharacter, s.line, "invalid non-printable character U+%04X", c)
 		}
-		return s.fail(start, s.line, "invalid syntax")
+		return s.fail(ErrGrammar, s.line, "invalid syntax")
 	}
 	s.pos = start + n
 	return token{kind: tOp, start: int32(start), end: int32(start + n), line: s.line}
@@ -574,7 +569,7 @@ func (s *scanner) endOfNumber(i int, kind string) bool {
 		}
 	}
 	if identChar[rest[0]] {
-		s.fail(i, s.line, "invalid %s literal", kind)
+		s.fail(ErrNumber, s.line, "invalid %s literal", kind)
 		return false
 	}
 	return true
@@ -593,7 +588,7 @@ func (s *scanner) decimalTail(i int) int {
 		}
 		i++
 		if i >= len(src) || !isDigit(src[i]) {
-			s.fail(i, s.line, "invalid decimal literal")
+			s.fail(ErrNumber, s.line, "invalid decimal literal")
 			return -1
 		}
 	}
@@ -622,7 +617,7 @@ func (s *scanner) scanNumber() token {
 			if s.peekAt(i) == '_' {
 				i++
 				if !isDigit(s.peekAt(i)) {
-					return s.fail(i, s.line, "invalid decimal literal")
+					return s.fail(ErrNumber, s.line, "invalid decimal literal")
 				}
 			}
 			if s.peekAt(i) != '0' {
@@ -664,7 +659,7 @@ func (s *scanner) decimalEnd(start, i, shape int) token {
 	case c == 'j' || c == 'J':
 		return s.imaginary(start, i+1)
 	case shape == leadingZeros:
-		return s.fail(start, s.line, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
+		return s.fail(ErrNumber, s.line, "leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers")
 	}
 	if !s.endOfNumber(i, "decimal") {
 		return token{kind: tEOF}
@@ -702,7 +697,7 @@ func (s *scanner) noteBigInt(start, end int) {
 	if s.fdepth > 0 {
 		prefix = "f-string: "
 	}
-	s.bigInt = &SyntaxError{Line: int(s.line), Msg: fmt.Sprintf("%sExceeds the limit (%d digits) for integer string conversion: "+
+	s.bigInt = &SyntaxError{Line: int(s.line), Kind: ErrIntDigits, Msg: fmt.Sprintf("%sExceeds the limit (%d digits) for integer string conversion: "+
 		"value has %d digits; use sys.set_int_max_str_digits() to increase the limit - "+
 		"Consider hexadecimal for huge integer literals to avoid decimal conversion limits.", prefix, maxIntDigits, digits)}
 }
@@ -711,13 +706,14 @@ func (s *scanner) noteBigInt(start, end int) {
 // integer literal (s.bigInt) and reading stopped at err, or at the end of
 // the text (err nil). Python refuses such a literal while parsing, after
 // tokenizing up to it; it then tokenizes the rest of the file, and an error
-// that the tokenizer raises there replaces its own. The errors that
+// that its tokenizer raises there (a bad character or number, a string
+// left open, a bad closing bracket) replaces its own. The errors that
 // CPython's parser raises instead (indentation that opens no block, a
-// glued name, decoding a literal, an f-string's inside, the grammar of a
-// register call), and the tokenizer's few that it leaves to the parser (a
-// bad dedent, tabs, a continuation, the end of the text; an unclosed
-// bracket opened on the literal's line or after it), are not reported:
-// the literal's error comes first.
+// glued name, decoding a literal, an f-string's inside), and the
+// tokenizer's few that it leaves to the parser (a bad dedent, tabs, a
+// continuation, the end of the text), are not reported: the literal's
+// error comes first. A grammar error of a register call, or a bracket left
+// open, wins only from an earlier line.
 func (s *scanner) settle(err *SyntaxError) *SyntaxError {
 	b := s.bigInt
 	if b == nil {
@@ -726,37 +722,17 @@ func (s *scanner) settle(err *SyntaxError) *SyntaxError {
 	if err == nil {
 		return b
 	}
-	if err != s.err {
-		// A grammar error of a register call.
+	if err != s.err || err.Kind == ErrUnclosed {
 		if err.Line < b.Line {
 			return err
 		}
 		return b
 	}
-	switch msg := err.Msg; {
-	case strings.HasSuffix(msg, "was never closed"):
-		if err.Line < b.Line {
-			return err
-		}
-		return b
-	case strings.HasPrefix(msg, "invalid syntax"),
-		// In Python 3.11 the parser decodes literals and f-strings.
-		strings.HasPrefix(msg, "(unicode error)"),
-		strings.HasPrefix(msg, "(value error)"),
-		strings.HasPrefix(msg, "f-string"),
-		msg == "too many nested f-strings",
-		msg == "bytes can only contain ASCII literal characters",
-		msg == "cannot mix bytes and nonbytes literals",
-		msg == "unexpected indent",
-		msg == "expected an indented block",
-		msg == "unindent does not match any outer indentation level",
-		msg == "inconsistent use of tabs and spaces in indentation",
-		msg == "too many levels of indentation",
-		msg == "unexpected character after line continuation character",
-		msg == "unexpected EOF while parsing":
-		return b
+	switch err.Kind {
+	case ErrCharacter, ErrNumber, ErrUnterminated, ErrBracket:
+		return err
 	}
-	return err
+	return b
 }
 
 func (s *scanner) radix(start, i, base int, kind string) token {
@@ -776,9 +752,9 @@ func (s *scanner) radix(start, i, base int, kind string) token {
 		c := s.peekAt(i)
 		if !valid(c) {
 			if base != 16 && isDigit(c) {
-				return s.fail(i, s.line, "invalid digit '%c' in %s literal", c, kind)
+				return s.fail(ErrNumber, s.line, "invalid digit '%c' in %s literal", c, kind)
 			}
-			return s.fail(i, s.line, "invalid %s literal", kind)
+			return s.fail(ErrNumber, s.line, "invalid %s literal", kind)
 		}
 		for valid(s.peekAt(i)) {
 			i++
@@ -788,7 +764,7 @@ func (s *scanner) radix(start, i, base int, kind string) token {
 		}
 	}
 	if c := s.peekAt(i); base != 16 && isDigit(c) {
-		return s.fail(i, s.line, "invalid digit '%c' in %s literal", c, kind)
+		return s.fail(ErrNumber, s.line, "invalid digit '%c' in %s literal", c, kind)
 	}
 	if !s.endOfNumber(i, kind) {
 		return token{kind: tEOF}
@@ -824,7 +800,7 @@ func (s *scanner) exponent(start, e int) token {
 	if c == '+' || c == '-' {
 		i++
 		if !isDigit(s.peekAt(i)) {
-			return s.fail(i, s.line, "invalid decimal literal")
+			return s.fail(ErrNumber, s.line, "invalid decimal literal")
 		}
 	} else if !isDigit(c) {
 		// "1else": the number ends before the 'e'.

@@ -59,9 +59,9 @@ func (s *scanner) unterminated(line int32, triple, format bool) token {
 		kind = "f-string"
 	}
 	if triple {
-		return s.fail(-1, line, "unterminated triple-quoted %s literal (detected at line %d)", kind, s.line)
+		return s.fail(ErrUnterminated, line, "unterminated triple-quoted %s literal (detected at line %d)", kind, s.line)
 	}
-	return s.fail(-1, line, "unterminated %s literal (detected at line %d)", kind, s.line)
+	return s.fail(ErrUnterminated, line, "unterminated %s literal (detected at line %d)", kind, s.line)
 }
 
 // scanString scans a string literal whose prefix starts at start and whose
@@ -122,7 +122,7 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 			i = s.pos
 		default: // a control character, or non-ASCII in bytes
 			if c >= 0x80 {
-				return s.fail(i, s.line, "bytes can only contain ASCII literal characters")
+				return s.fail(ErrLiteral, s.line, "bytes can only contain ASCII literal characters")
 			}
 			i++
 		}
@@ -138,7 +138,7 @@ func (s *scanner) stringToken(start, end int, flags uint8, line int32) token {
 		kind = 2
 	}
 	if s.prevString != 0 && s.prevString != kind {
-		return s.fail(start, s.line, "cannot mix bytes and nonbytes literals")
+		return s.fail(ErrLiteral, s.line, "cannot mix bytes and nonbytes literals")
 	}
 	s.prevString = kind
 	return token{kind: tString, flags: flags, start: int32(start), end: int32(end), line: line}
@@ -163,9 +163,9 @@ func (s *scanner) checkEscape(i int, flags uint8) bool {
 	case 'x':
 		if _, ok := hexRun(2); !ok {
 			if flags&fBytes != 0 {
-				s.fail(i, s.line, "(value error) invalid \\x escape")
+				s.fail(ErrLiteral, s.line, "(value error) invalid \\x escape")
 			} else {
-				s.fail(i, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\xXX escape")
+				s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\xXX escape")
 			}
 			return false
 		}
@@ -179,11 +179,11 @@ func (s *scanner) checkEscape(i int, flags uint8) bool {
 		}
 		v, ok := hexRun(n)
 		if !ok {
-			s.fail(i, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\%cXXXX escape", src[i])
+			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\%cXXXX escape", src[i])
 			return false
 		}
 		if v > 0x10FFFF || v < 0 {
-			s.fail(i, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: illegal Unicode character")
+			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: illegal Unicode character")
 			return false
 		}
 	case 'N':
@@ -191,7 +191,7 @@ func (s *scanner) checkEscape(i int, flags uint8) bool {
 			return true
 		}
 		if _, _, ok := namedEscape(src, i); !ok {
-			s.fail(i, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
+			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
 			return false
 		}
 	}
@@ -237,7 +237,7 @@ func hexVal(c byte) byte {
 // valid 3.12 file from being reported broken.
 func (s *scanner) scanFString(start, q int, flags uint8) token {
 	if s.fdepth >= maxFStrings {
-		return s.fail(start, s.line, "too many nested f-strings")
+		return s.fail(ErrFString, s.line, "too many nested f-strings")
 	}
 	s.fdepth++
 	defer func() { s.fdepth-- }()
@@ -272,7 +272,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 		case quote:
 			if !triple || s.isTriple(i) {
 				if inSpec {
-					s.fail(i, s.line, "f-string: expecting '}'")
+					s.fail(ErrFString, s.line, "f-string: expecting '}'")
 					return false
 				}
 				s.pos = i + 1
@@ -297,7 +297,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 			case flags&fRaw == 0 && n == 'N':
 				_, end, ok := namedEscape(src, j)
 				if !ok {
-					s.fail(j, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
+					s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
 					return false
 				}
 				s.pos = end
@@ -313,7 +313,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 		case '\n', '\r':
 			if !triple {
 				if inSpec {
-					s.fail(i, s.line, "f-string: newlines are not allowed in format specifiers for single quoted f-strings")
+					s.fail(ErrFString, s.line, "f-string: newlines are not allowed in format specifiers for single quoted f-strings")
 				} else {
 					s.unterminated(line, false, true)
 				}
@@ -337,7 +337,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 				s.pos = i + 2
 				continue
 			}
-			s.fail(i, s.line, "f-string: single '}' is not allowed")
+			s.fail(ErrFString, s.line, "f-string: single '}' is not allowed")
 			return false
 		default:
 			s.pos = i + 1 // a control character other than a line break
@@ -350,7 +350,7 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 func (s *scanner) field(quote byte, triple bool, flags uint8, line int32) bool {
 	src := s.src
 	if len(s.stack) >= maxBrackets {
-		s.fail(s.pos-1, s.line, "too many nested parentheses")
+		s.fail(ErrBracket, s.line, "too many nested parentheses")
 		return false
 	}
 	base := len(s.stack)
@@ -382,7 +382,7 @@ func (s *scanner) field(quote byte, triple bool, flags uint8, line int32) bool {
 			switch {
 			case c == '}' || c == ':' || (c == '!' || c == '=') && next != '=':
 				if empty {
-					s.fail(s.pos, s.line, "f-string: valid expression required before '%c'", c)
+					s.fail(ErrFString, s.line, "f-string: valid expression required before '%c'", c)
 					return false
 				}
 				s.pos++

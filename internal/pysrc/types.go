@@ -8,11 +8,55 @@ import (
 	"math/big"
 )
 
-// SyntaxError is a place where Python would refuse the file.
+// SyntaxError is a place where Python would refuse the file. Msg is
+// CPython's message; Kind says what kind of mistake it is.
 type SyntaxError struct {
 	Line int // 1-based
-	Col  int // 1-based, in characters; 0 when unknown
+	Kind ErrorKind
 	Msg  string
+}
+
+// ErrorKind classifies a SyntaxError by what is wrong. CPython finds some
+// kinds while it tokenizes and others only while it parses, which decides
+// which of two errors it reports (see scanner.settle).
+type ErrorKind uint8
+
+// The error kinds.
+const (
+	// ErrGrammar: the parser's rules, "invalid syntax" among them.
+	ErrGrammar ErrorKind = iota
+	// ErrEncoding: the text is not UTF-8 or holds a NUL byte.
+	ErrEncoding
+	// ErrCharacter: a character that cannot start or continue a token.
+	ErrCharacter
+	// ErrNumber: a malformed number literal.
+	ErrNumber
+	// ErrIntDigits: a decimal integer literal with more digits than
+	// Python converts.
+	ErrIntDigits
+	// ErrUnterminated: a string literal that the text ends inside.
+	ErrUnterminated
+	// ErrLiteral: a string or bytes literal that does not decode (an
+	// escape, non-ASCII bytes), or bytes next to str.
+	ErrLiteral
+	// ErrFString: the inside of an f-string, or f-strings nested too deep.
+	ErrFString
+	// ErrBracket: an unmatched or mismatched bracket, or brackets nested
+	// too deep.
+	ErrBracket
+	// ErrUnclosed: a bracket still open at the end of the text.
+	ErrUnclosed
+	// ErrIndent: indentation that opens no block, closes to no level, is
+	// missing after a block header, mixes tabs and spaces, or is too deep.
+	ErrIndent
+	// ErrContinuation: a backslash continuation followed by something
+	// other than a line break, or by the end of the text.
+	ErrContinuation
+)
+
+func (k ErrorKind) String() string {
+	return [...]string{"grammar", "encoding", "character", "number", "int-digits", "unterminated",
+		"literal", "f-string", "bracket", "unclosed", "indent", "continuation"}[k]
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
