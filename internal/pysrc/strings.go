@@ -53,15 +53,25 @@ func (s *scanner) isTriple(q int) bool {
 	return q+2 < len(src) && src[q+1] == src[q] && src[q+2] == src[q]
 }
 
+// unterminated reports a string literal that begins on line and does not
+// end before s.pos: a line break of a single-quoted one, or the end of the
+// text.
 func (s *scanner) unterminated(line int32, triple, format bool) token {
 	kind := "string"
 	if format {
 		kind = "f-string"
 	}
-	if triple {
-		return s.fail(ErrUnterminated, line, "unterminated triple-quoted %s literal (detected at line %d)", kind, s.line)
+	// CPython detects the end of the text on the line of its last
+	// character, a final line break belonging to the line it ends: it
+	// counts the lines it has read, and no line follows that break.
+	detected := s.line
+	if s.pos >= len(s.src) && s.lineStart == len(s.src) && detected > 1 {
+		detected--
 	}
-	return s.fail(ErrUnterminated, line, "unterminated %s literal (detected at line %d)", kind, s.line)
+	if triple {
+		return s.fail(ErrUnterminated, line, "unterminated triple-quoted %s literal (detected at line %d)", kind, detected)
+	}
+	return s.fail(ErrUnterminated, line, "unterminated %s literal (detected at line %d)", kind, detected)
 }
 
 // scanString scans a string literal whose prefix starts at start and whose
