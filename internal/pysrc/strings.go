@@ -3,6 +3,8 @@ package pysrc
 import (
 	"encoding/binary"
 	"math/bits"
+	"strings"
+	"unicode/utf8"
 )
 
 // String and f-string tokenization. Escapes are only validated here (an
@@ -88,6 +90,7 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 	if triple {
 		i = q + 3
 	}
+	body := piece{start: i, quote: quote, triple: triple}
 	for {
 		i = stringStop(src, i, quote, false, flags&fBytes != 0)
 		if i >= len(src) {
@@ -116,7 +119,7 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 				i = s.pos
 				continue
 			}
-			if flags&fRaw == 0 && !s.checkEscape(i, flags) {
+			if flags&fRaw == 0 && !s.checkEscape(i, flags, body) {
 				return token{kind: tEOF}
 			}
 			if src[i] < 0x80 {
@@ -154,28 +157,38 @@ func (s *scanner) stringToken(start, end int, flags uint8, line int32) token {
 	return token{kind: tString, flags: flags, start: int32(start), end: int32(end), line: line}
 }
 
+// piece is the part of a string literal that CPython decodes as one unit:
+// a whole literal's text, or one stretch of an f-string's text between
+// replacement fields. Its codec errors give positions within it.
+type piece struct {
+	start  int  // offset of the piece's first byte in src
+	quote  byte // the literal's quote character
+	triple bool // the literal is triple-quoted
+}
+
 // checkEscape validates the escape whose letter is at i (just after a
 // backslash) in a non-raw literal. Only \x, \u, \U and \N can be invalid;
 // unknown escapes are merely warned about by CPython.
-func (s *scanner) checkEscape(i int, flags uint8) bool {
+func (s *scanner) checkEscape(i int, flags uint8, p piece) bool {
 	src := s.src
-	hexRun := func(n int) (rune, bool) {
+	// hexRun reads up to n hex digits after the escape's letter and
+	// returns their value and how many there were.
+	hexRun := func(n int) (rune, int) {
 		var v rune
-		for k := 1; k <= n; k++ {
-			if i+k >= len(src) || !isHex(src[i+k]) {
-				return 0, false
-			}
-			v = v<<4 | rune(hexVal(src[i+k]))
+		k := 0
+		for k < n && i+1+k < len(src) && isHex(src[i+1+k]) {
+			v = v<<4 | rune(hexVal(src[i+1+k]))
+			k++
 		}
-		return v, true
+		return v, k
 	}
 	switch src[i] {
 	case 'x':
-		if _, ok := hexRun(2); !ok {
+		if _, k := hexRun(2); k < 2 {
 			if flags&fBytes != 0 {
-				s.fail(ErrLiteral, s.line, "(value error) invalid \\x escape")
+				s.fail(ErrLiteral, s.line, "(value error) invalid \\x escape at position %d", decodedLen(src, p.start, i-1))
 			} else {
-				s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\xXX escape")
+				s.codecError(p, i, i+1+k, "truncated \\xXX escape")
 			}
 			return false
 		}
@@ -187,13 +200,13 @@ func (s *scanner) checkEscape(i int, flags uint8) bool {
 		if src[i] == 'U' {
 			n = 8
 		}
-		v, ok := hexRun(n)
-		if !ok {
-			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: truncated \\%cXXXX escape", src[i])
+		v, k := hexRun(n)
+		if k < n {
+			s.codecError(p, i, i+1+k, "truncated \\"+string(src[i])+strings.Repeat("X", n)+" escape")
 			return false
 		}
 		if v > 0x10FFFF || v < 0 {
-			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: illegal Unicode character")
+			s.codecError(p, i, i+1+k, "illegal Unicode character")
 			return false
 		}
 	case 'N':
@@ -201,11 +214,92 @@ func (s *scanner) checkEscape(i int, flags uint8) bool {
 			return true
 		}
 		if _, _, ok := namedEscape(src, i); !ok {
-			s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
+			s.namedEscapeError(p, i)
 			return false
 		}
 	}
 	return true
+}
+
+// codecError records the error of CPython's unicode-escape codec for the
+// escape whose letter is at i in piece p, which the codec read up to (not
+// including) end.
+func (s *scanner) codecError(p piece, i, end int, reason string) {
+	from := decodedLen(s.src, p.start, i-1)
+	to := from + decodedLen(s.src, i-1, end)
+	s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes in position %d-%d: %s", from, to-1, reason)
+}
+
+// namedEscapeError records the error of the invalid \N escape whose N is at
+// i. Like CPython's codec it looks for the first '}' after "\N{" in the
+// rest of the literal: a name that is missing, empty or never closed is
+// malformed, any other is unknown.
+func (s *scanner) namedEscapeError(p piece, i int) {
+	src := s.src
+	if i+1 >= len(src) || src[i+1] != '{' {
+		s.codecError(p, i, i+1, "malformed \\N character escape")
+		return
+	}
+	quote := p.quote
+	j := i + 2
+	for ; j < len(src) && src[j] != '}'; j++ {
+		c := src[j]
+		if c == quote && (!p.triple || s.isTriple(j)) || !p.triple && (c == '\n' || c == '\r') {
+			// The literal ends (or, at a line break, is unterminated, which
+			// CPython reports instead) before any '}'.
+			s.codecError(p, i, j, "malformed \\N character escape")
+			return
+		}
+		if c == '\\' && j+1 < len(src) && src[j+1] != '}' {
+			j++ // an escaped quote does not end the literal
+		}
+	}
+	switch {
+	case j >= len(src):
+		s.codecError(p, i, j, "malformed \\N character escape")
+	case j == i+2:
+		s.codecError(p, i, j, "malformed \\N character escape")
+	default:
+		s.codecError(p, i, j+1, "unknown Unicode character name")
+	}
+}
+
+// decodedLen returns the length of src[from:to], a stretch of a literal's
+// text, in the buffer CPython hands to its codec. Reading the file as text
+// made each line break one "\n"; CPython then rewrites every non-ASCII
+// character as the ten bytes of a \UXXXXXXXX escape, and a backslash before
+// one as the six bytes of \u005c (decode_unicode_with_escapes in
+// Parser/string_parser.c).
+func decodedLen(src []byte, from, to int) int {
+	n := 0
+	for k := from; k < to; {
+		c := src[k]
+		switch {
+		case c == '\r' && k+1 < len(src) && src[k+1] == '\n':
+			k++ // with the "\n" that follows, one line break
+		case c == '\\':
+			// CPython copies a backslash with the character after it.
+			n++
+			k++
+			if k < len(src) && src[k] >= 0x80 {
+				n += 5
+			} else if k < to {
+				if src[k] == '\r' && k+1 < len(src) && src[k+1] == '\n' {
+					k++
+				}
+				n++
+				k++
+			}
+		case c >= 0x80:
+			_, size := utf8.DecodeRune(src[k:])
+			n += 10
+			k += size
+		default:
+			n++
+			k++
+		}
+	}
+	return n
 }
 
 // namedEscape reads the {NAME} after the N of a \N escape at i and returns
@@ -271,6 +365,9 @@ func (s *scanner) scanFString(start, q int, flags uint8) token {
 // quote, or, in a format spec, up to (not past) the '}' that ends it.
 func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, inSpec bool) bool {
 	src := s.src
+	// The text between replacement fields is decoded piece by piece; a
+	// doubled brace ends a piece too.
+	text := piece{start: s.pos, quote: quote, triple: triple}
 	for {
 		i := stringStop(src, s.pos, quote, true, flags&fBytes != 0)
 		s.pos = i
@@ -307,12 +404,12 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 			case flags&fRaw == 0 && n == 'N':
 				_, end, ok := namedEscape(src, j)
 				if !ok {
-					s.fail(ErrLiteral, s.line, "(unicode error) 'unicodeescape' codec can't decode bytes: unknown Unicode character name")
+					s.namedEscapeError(text, j)
 					return false
 				}
 				s.pos = end
 			default:
-				if flags&fRaw == 0 && !s.checkEscape(j, flags) {
+				if flags&fRaw == 0 && !s.checkEscape(j, flags, text) {
 					return false
 				}
 				s.pos = j
@@ -333,18 +430,21 @@ func (s *scanner) fstringBody(quote byte, triple bool, flags uint8, line int32, 
 		case '{':
 			if !inSpec && i+1 < len(src) && src[i+1] == '{' {
 				s.pos = i + 2
+				text.start = s.pos
 				continue
 			}
 			s.pos = i + 1
 			if !s.field(quote, triple, flags, line) {
 				return false
 			}
+			text.start = s.pos
 		case '}':
 			if inSpec {
 				return true
 			}
 			if i+1 < len(src) && src[i+1] == '}' {
 				s.pos = i + 2
+				text.start = s.pos
 				continue
 			}
 			s.fail(ErrFString, s.line, "f-string: single '}' is not allowed")
