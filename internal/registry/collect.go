@@ -60,13 +60,14 @@ func Collect(root string, cfg *config.Config) (*Registry, error) {
 					return
 				}
 				var regs []Registration
-				var ferr *FileError
-				switch kinds[files[i]] {
-				case entryFile:
+				ferr := nameError(files[i])
+				switch kind := kinds[files[i]]; {
+				case ferr != nil: // refused by its name alone, never read
+				case kind == entryFile:
 					buf, regs, ferr = collectFile(root, files[i], cfg, names, buf)
-				case entryDir:
+				case kind == entryDir:
 					ferr = &FileError{File: files[i], Msg: files[i] + ": is a directory, not a test file"}
-				case entrySpecial:
+				case kind == entrySpecial:
 					// Never opened (a FIFO would block): read as empty.
 					regs, ferr = FileRegistrations(files[i], nil, cfg, names)
 				}

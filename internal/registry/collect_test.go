@@ -92,6 +92,33 @@ func TestCollect_ReportsEveryFailingFileFirstInDiscoveryOrder(t *testing.T) {
 	assert.Equal(t, 3, errs[1].Line)
 }
 
+func TestCollect_RefusesFileNamesWithControlCharacters(t *testing.T) {
+	useFakeReader(t)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"tests/e2e/test_\n::error title=X::y.py": "cpu 1 stage-b-cpu\n",
+		"tests/e2e/test_\r.py":                   "cpu 1 stage-b-cpu\n",
+		"tests/e2e/test_\x1b[31mred.py":          "cpu 1 stage-b-cpu\n",
+		"tests/e2e/test_\u0085.py":               "cpu 1 stage-b-cpu\n",
+		"tests/e2e/tab\tdir/test_a.py":           "cpu 1 stage-b-cpu\n",
+		"tests/e2e/test_bad.py":                  "BAD\n",
+		"tests/e2e/test_é\u00a0ok.py":            "cpu 1 stage-b-cpu\n",
+	})
+	_, err := Collect(dir, config.Default())
+	var errs Errors
+	require.ErrorAs(t, err, &errs)
+	const why = ", which CI logs cannot show safely; rename the file"
+	assert.Equal(t, []string{
+		`"tests/e2e/tab\tdir/test_a.py": the file name holds the control character U+0009` + why,
+		`"tests/e2e/test_\n::error title=X::y.py": the file name holds the control character U+000A` + why,
+		`"tests/e2e/test_\r.py": the file name holds the control character U+000D` + why,
+		`"tests/e2e/test_\x1b[31mred.py": the file name holds the control character U+001B` + why,
+		"tests/e2e/test_bad.py:1: invalid syntax: unexpected token",
+		`"tests/e2e/test_\u0085.py": the file name holds the control character U+0085` + why,
+	}, errs.Lines())
+	assert.Equal(t, "tests/e2e/tab\tdir/test_a.py", errs[0].File, "annotations escape the raw name themselves")
+}
+
 // TestCollect_ParallelResultIsTheSequentialOne builds a tree with errors in
 // many files and checks that every run, on any number of workers, gives
 // exactly what reading the files one by one in discovery order gives.

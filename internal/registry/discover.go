@@ -132,7 +132,7 @@ func (w *walker) abs(rel string) string {
 func (w *walker) fail(rel, format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.errs = append(w.errs, &FileError{File: rel, Msg: rel + ": " + fmt.Sprintf(format, args...)})
+	w.errs = append(w.errs, &FileError{File: rel, Msg: displayPath(rel) + ": " + fmt.Sprintf(format, args...)})
 }
 
 // dir reads one directory. rel is its repository-relative path and below

@@ -177,14 +177,19 @@ func TestDiscover_UnreadableDirectoryIsAnErrorNamingIt(t *testing.T) {
 		t.Skip("root reads every directory")
 	}
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/locked/test_a.py": "", "tests/e2e/test_b.py": ""})
-	locked := filepath.Join(dir, "tests/e2e/locked")
-	require.NoError(t, os.Chmod(locked, 0o000))
-	t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
+	writeTree(t, dir, map[string]string{"tests/e2e/locked/test_a.py": "", "tests/e2e/test_b.py": "", "tests/e2e/\n::error::x/test_c.py": ""})
+	for _, name := range []string{"locked", "\n::error::x"} {
+		locked := filepath.Join(dir, "tests/e2e", name)
+		require.NoError(t, os.Chmod(locked, 0o000))
+		t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
+	}
 	_, err := Discover(dir, config.Default())
 	var errs Errors
 	require.ErrorAs(t, err, &errs)
-	assert.Equal(t, []string{"tests/e2e/locked: cannot read directory: permission denied"}, errs.Lines())
+	assert.Equal(t, []string{
+		`"tests/e2e/\n::error::x": cannot read directory: permission denied`,
+		"tests/e2e/locked: cannot read directory: permission denied",
+	}, errs.Lines())
 }
 
 func TestWalkerMatch_BaseNameShortcutAgreesWithTheFullPattern(t *testing.T) {
