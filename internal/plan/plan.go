@@ -101,11 +101,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 	if len(p.Skipped) > 0 {
 		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
 		for _, t := range p.Skipped {
-			reason := "disabled"
-			if t.Disabled != nil && *t.Disabled != "" {
-				reason = *t.Disabled
-			}
-			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, reason)
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, skipReason(t))
 		}
 		b.WriteString("\n")
 	}
@@ -349,11 +345,7 @@ func (v *View) WriteText(w io.Writer) error {
 	if len(v.Skipped) > 0 {
 		fmt.Fprintf(&b, "\nSkipped %d test(s), reported by every shard:\n", len(v.Skipped))
 		for _, t := range v.Skipped {
-			reason := "disabled"
-			if t.Disabled != nil && *t.Disabled != "" {
-				reason = *t.Disabled
-			}
-			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, reason)
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, skipReason(t))
 		}
 	}
 	imbalance := "n/a"
@@ -368,4 +360,19 @@ func (v *View) WriteText(w io.Writer) error {
 		tenths(st.Makespan), tenths(st.Mean), imbalance, basis)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// reasonEscaper escapes the line breaks of a disabled reason, text that a
+// test file chooses: one could otherwise start a line of its own in the
+// plan, such as a forged GitHub workflow command ("::error ..."). Nothing
+// else is escaped, so every other reason prints as Python prints it.
+var reasonEscaper = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+
+// skipReason is what the plan says about a skipped registration: its
+// disabled reason, or "disabled" when it gives none.
+func skipReason(r registry.Registration) string {
+	if r.Disabled == nil || *r.Disabled == "" {
+		return "disabled"
+	}
+	return reasonEscaper.Replace(*r.Disabled)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,33 @@ func TestPlanWriteJSON_NeverWritesNullLists(t *testing.T) {
 		"admit_nightly_tests":false,"bypass_fastfail":false,"write_baseline":false},"continue_on_error":false,
 		"partition":null,"enabled":[{"file":"a.py","backend":"cuda","suite":"s","est_time":2,"labels":[],
 		"nightly":false,"disabled":null,"implicit":false}],"skipped":[]}`, b.String())
+}
+
+// TestWriteText_DisabledReasonsStayOnTheirLine: a disabled reason is text
+// a test file chooses, and a line break in it must not start a line of its
+// own (a forged "::error" workflow command) in the plan or the partition
+// view; a tab, like any other reason, prints as Python prints it.
+func TestWriteText_DisabledReasonsStayOnTheirLine(t *testing.T) {
+	skipped := []registry.Registration{
+		{File: "a.py", Disabled: strp("flaky\n::error title=X::y\r\n::warning::z")},
+		{File: "b.py", Disabled: strp("see\tissue")},
+	}
+	const want = "  - a.py (reason: flaky\\n::error title=X::y\\r\\n::warning::z)\n  - b.py (reason: see\tissue)\n"
+	var b bytes.Buffer
+	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"}, Skipped: skipped}
+	require.NoError(t, p.WriteText(&b))
+	assert.Contains(t, b.String(), want)
+	for _, line := range strings.Split(b.String(), "\n") {
+		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
+	}
+
+	b.Reset()
+	v := View{Suite: "s", Size: 1, Shards: make([]shard.Shard, 1), Skipped: skipped}
+	require.NoError(t, v.WriteText(&b))
+	assert.Contains(t, b.String(), want)
+	for _, line := range strings.Split(b.String(), "\n") {
+		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
+	}
 }
 
 func TestViewWriteJSON_HasTheSpecKeys(t *testing.T) {
