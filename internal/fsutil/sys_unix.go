@@ -1,0 +1,51 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// openNonblocking opens path for reading without waiting for a FIFO's
+// writer; the caller refuses what is not a regular file.
+func openNonblocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// openWriteNonblocking opens an existing file for writing without waiting
+// for a FIFO's reader (ENXIO when there is none). O_TRUNC empties a
+// regular file reached this way and is ignored by devices.
+func openWriteNonblocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NONBLOCK, 0)
+}
+
+// keepOwner gives f the owner and group of old where the process may (as
+// root), so that replacing a file does not change who owns it. Elsewhere
+// the chown fails and the file is the writer's, as any rewrite would make
+// it.
+func keepOwner(f *os.File, old fs.FileInfo) {
+	st, ok := old.Sys().(*syscall.Stat_t)
+	if !ok {
+		return
+	}
+	if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
+		_ = f.Chown(int(st.Uid), int(st.Gid))
+	}
+}
+
+// flock takes (lock) or drops the exclusive flock(2) lock of f, waiting for
+// it and retrying after a signal interrupts the wait.
+func flock(f *os.File, lock bool) error {
+	how := syscall.LOCK_UN
+	if lock {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}

@@ -1,0 +1,239 @@
+//go:build unix
+
+package fsutil
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// withUmask runs the test under umask u; tests of this package do not run
+// in parallel, so the process-wide umask is theirs.
+func withUmask(t *testing.T, u int) {
+	t.Helper()
+	old := syscall.Umask(u)
+	t.Cleanup(func() { syscall.Umask(old) })
+}
+
+func mode(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	st, err := os.Lstat(path)
+	require.NoError(t, err)
+	return st.Mode()
+}
+
+// entries lists dir, to show that no temporary file was left behind.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestWriteFile_NewFileHonoursTheUmask(t *testing.T) {
+	for _, tc := range []struct {
+		umask int
+		want  fs.FileMode
+	}{{0o022, 0o644}, {0o027, 0o640}, {0o002, 0o664}} {
+		t.Run(fmt.Sprintf("%04o", tc.umask), func(t *testing.T) {
+			withUmask(t, tc.umask)
+			path := filepath.Join(t.TempDir(), "out.json")
+			require.NoError(t, WriteFile(path, []byte("x\n")))
+			assert.Equal(t, tc.want, mode(t, path))
+			assert.Equal(t, []string{"out.json"}, entries(t, filepath.Dir(path)))
+		})
+	}
+}
+
+func TestWriteFile_ExistingFileKeepsItsMode(t *testing.T) {
+	withUmask(t, 0o022)
+	for _, perm := range []fs.FileMode{0o600, 0o640, 0o664, 0o755} {
+		t.Run(perm.String(), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out.json")
+			require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o600))
+			require.NoError(t, os.Chmod(path, perm))
+			require.NoError(t, WriteFile(path, []byte("new\n")))
+			assert.Equal(t, perm, mode(t, path))
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, "new\n", string(got))
+		})
+	}
+}
+
+func TestWriteFile_WritesThroughLinks(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "real"), 0o755))
+	real := filepath.Join(dir, "real", "timings.json")
+	require.NoError(t, os.WriteFile(real, []byte("old\n"), 0o640))
+	// A chain: a relative link to a link in another directory.
+	require.NoError(t, os.Symlink("real/timings.json", filepath.Join(dir, "hop")))
+	link := filepath.Join(dir, "sub", "link.json")
+	require.NoError(t, os.Mkdir(filepath.Dir(link), 0o755))
+	require.NoError(t, os.Symlink("../hop", link))
+
+	require.NoError(t, WriteFile(link, []byte("new\n")))
+
+	assert.Equal(t, fs.ModeSymlink, mode(t, link)&fs.ModeSymlink, "the link must stay a link")
+	assert.Equal(t, fs.ModeSymlink, mode(t, filepath.Join(dir, "hop"))&fs.ModeSymlink)
+	got, err := os.ReadFile(real)
+	require.NoError(t, err)
+	assert.Equal(t, "new\n", string(got))
+	assert.Equal(t, fs.FileMode(0o640), mode(t, real))
+	assert.Equal(t, []string{"timings.json"}, entries(t, filepath.Join(dir, "real")))
+	assert.Equal(t, []string{"link.json"}, entries(t, filepath.Dir(link)))
+}
+
+func TestWriteFile_DanglingLinkCreatesItsTarget(t *testing.T) {
+	withUmask(t, 0o022)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink("target.json", link))
+	require.NoError(t, WriteFile(link, []byte("new\n")))
+	assert.Equal(t, fs.ModeSymlink, mode(t, link)&fs.ModeSymlink)
+	got, err := os.ReadFile(filepath.Join(dir, "target.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "new\n", string(got))
+	assert.Equal(t, fs.FileMode(0o644), mode(t, filepath.Join(dir, "target.json")))
+}
+
+func TestWriteFile_LinkLoopIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	require.NoError(t, os.Symlink("b", a))
+	require.NoError(t, os.Symlink("a", b))
+	err := WriteFile(a, []byte("x"))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, syscall.ELOOP)
+	assert.ElementsMatch(t, []string{"a", "b"}, entries(t, dir))
+}
+
+// A pipe reached by a /proc/self/fd link is what /dev/stdout is when
+// stdout is piped: the data must come out of the pipe.
+func TestWriteFile_PipeLinkIsWrittenInPlace(t *testing.T) {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	path := fmt.Sprintf("/proc/self/fd/%d", w.Fd())
+	done := make(chan []byte)
+	go func() {
+		buf := make([]byte, 64)
+		n, _ := r.Read(buf)
+		done <- buf[:n]
+	}()
+	require.NoError(t, WriteFile(path, []byte("to the pipe\n")))
+	select {
+	case got := <-done:
+		assert.Equal(t, "to the pipe\n", string(got))
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing arrived on the pipe within 10 s")
+	}
+}
+
+func TestWriteFile_FIFOWithReaderIsWrittenInPlace(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	require.NoError(t, err)
+	defer r.Close()
+	require.NoError(t, WriteFile(fifo, []byte("through the fifo\n")))
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, "through the fifo\n", string(got))
+	assert.NotZero(t, mode(t, fifo)&fs.ModeNamedPipe, "the FIFO must stay a FIFO")
+}
+
+func TestWriteFile_FIFOWithoutReaderFailsAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan error, 1)
+	go func() { done <- WriteFile(fifo, []byte("x")) }()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, syscall.ENXIO)
+	case <-time.After(10 * time.Second):
+		t.Fatal("WriteFile waited for a reader of the FIFO")
+	}
+	assert.NotZero(t, mode(t, fifo)&fs.ModeNamedPipe)
+	assert.Equal(t, []string{"fifo"}, entries(t, filepath.Dir(fifo)))
+}
+
+// A device node of our own (as root) is what /dev/full or /dev/null is:
+// it must be written, not replaced by a regular file.
+func TestWriteFile_DeviceIsWrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		minor int
+		err   error
+	}{{"null", 3, nil}, {"full", 7, syscall.ENOSPC}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dev := filepath.Join(dir, tc.name)
+			if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|tc.minor); err != nil {
+				t.Skipf("cannot create a device node (needs root): %v", err)
+			}
+			link := filepath.Join(dir, tc.name+"-link")
+			require.NoError(t, os.Symlink(dev, link))
+			for _, path := range []string{dev, link} {
+				err := WriteFile(path, []byte("data\n"))
+				if tc.err == nil {
+					assert.NoError(t, err)
+				} else {
+					assert.ErrorIs(t, err, tc.err)
+				}
+				assert.NotZero(t, mode(t, dev)&fs.ModeCharDevice, "%s must stay a device", dev)
+			}
+		})
+	}
+	assert.ElementsMatch(t, []string{"null", "null-link", "full", "full-link"}, entries(t, dir))
+}
+
+func TestWriteFile_DirectoryIsAnErrorAndLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.json")
+	require.NoError(t, os.Mkdir(target, 0o755))
+	require.Error(t, WriteFile(target, []byte("x")))
+	assert.Equal(t, []string{"out.json"}, entries(t, dir))
+}
+
+func TestWriteFile_FailedRenameLeavesNoTemporaryFile(t *testing.T) {
+	// A dangling link to a path whose parent is a file: the temporary file
+	// cannot even be created there; and a link to a directory's place.
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d", "x"), nil, 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d", "sub"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "d", "sub", "keep"), nil, 0o644))
+	link := filepath.Join(dir, "d", "link")
+	require.NoError(t, os.Symlink("sub", link))
+	// Stat follows the link to a directory: written in place, EISDIR.
+	require.Error(t, WriteFile(link, []byte("x")))
+	assert.ElementsMatch(t, []string{"x", "sub", "link"}, entries(t, filepath.Join(dir, "d")))
+	require.Error(t, WriteFile(filepath.Join(dir, "d", "x", "y"), []byte("x")))
+	assert.ElementsMatch(t, []string{"x", "sub", "link"}, entries(t, filepath.Join(dir, "d")))
+}
+
+// The rename itself failing (the target turned into a directory between
+// the check and the rename) must remove the temporary file too.
+func TestReplace_FailedRenameRemovesTheTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.json")
+	require.NoError(t, os.Mkdir(target, 0o755))
+	err := replace(target, []byte("x"), nil)
+	require.Error(t, err)
+	assert.Equal(t, []string{"out.json"}, entries(t, dir))
+}
