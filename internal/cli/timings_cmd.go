@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
@@ -66,20 +65,7 @@ func timingsMergeRun(_ context.Context, f *Factory, opts *TimingsMergeOptions) e
 		_, err = f.Out.Write(data)
 		return err
 	}
-	// Write beside the target and rename, so a reader never sees half a file.
-	tmp, err := os.CreateTemp(filepath.Dir(opts.Output), ".timings-*.json")
-	if err != nil {
-		return fmt.Errorf("write timings %q: %w", opts.Output, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write timings %q: %w", opts.Output, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write timings %q: %w", opts.Output, err)
-	}
-	if err := os.Rename(tmp.Name(), opts.Output); err != nil {
+	if err := fsutil.WriteFile(opts.Output, data); err != nil {
 		return fmt.Errorf("write timings %q: %w", opts.Output, err)
 	}
 	return nil

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,4 +46,50 @@ func TestTimingsMerge_BadFileIsOneLineErrorNamingIt(t *testing.T) {
 	f, _, errOut = suitesFactory(dir, nil)
 	assert.Equal(t, 2, Main([]string{"timings", "merge"}, f), "no input is a usage error")
 	assert.Contains(t, errOut.String(), "requires at least 1 arg")
+}
+
+// -o writes through a link (the link stays), gives a new file the umask's
+// mode (0644 under 022, not 0600), keeps an existing file's mode, and
+// writes a pipe reached by /proc/self/fd (what /dev/stdout is) in place.
+func TestTimingsMerge_OutputThroughLinksAndPipes(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"version": 1, "timings": {"a.py": 1}}`), 0o644))
+
+	fresh := filepath.Join(dir, "fresh.json")
+	f, _, errOut := suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"timings", "merge", in, "-o", fresh}, f), errOut.String())
+	st, err := os.Stat(fresh)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+
+	require.NoError(t, os.Chmod(fresh, 0o640))
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink("fresh.json", link))
+	f, _, errOut = suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"timings", "merge", in, "-o", link}, f), errOut.String())
+	lst, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, lst.Mode()&os.ModeSymlink, "the link must stay a link")
+	st, err = os.Stat(fresh)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o640), st.Mode().Perm())
+
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	got := make(chan []byte, 1)
+	go func() { data, _ := io.ReadAll(r); got <- data }()
+	f, _, errOut = suitesFactory(dir, nil)
+	code := Main([]string{"timings", "merge", in, "-o", fmt.Sprintf("/proc/self/fd/%d", w.Fd())}, f)
+	w.Close()
+	require.Equal(t, 0, code, errOut.String())
+	select {
+	case data := <-got:
+		assert.Contains(t, string(data), `"a.py": 1`)
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing arrived on the pipe")
+	}
 }

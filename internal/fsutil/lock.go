@@ -93,4 +93,3 @@ func (l *Lock) Release() error {
 	l.f = nil
 	return err
 }
-

@@ -6,15 +6,15 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
-// Report files. All are written whole to a temporary file beside the target
-// and renamed into place, so a reader never sees half a report.
+// Report files. All are written with fsutil.WriteFile: whole, to a
+// temporary file beside the target renamed into place, so a reader never
+// sees half a report (links are followed; devices are written in place).
 //
 // --json-report PATH:
 //
@@ -90,7 +90,7 @@ func WriteJSONReport(path string, meta ReportMeta, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'))
+	return fsutil.WriteFile(path, append(data, '\n'))
 }
 
 type junitSuites struct {
@@ -162,54 +162,20 @@ func WriteJUnit(path string, meta ReportMeta, rep *Report) error {
 		return err
 	}
 	buf.WriteByte('\n')
-	return writeAtomic(path, buf.Bytes())
+	return fsutil.WriteFile(path, buf.Bytes())
 }
 
 // MergeTimings records the passing attempt's duration of every passed file
-// of rep into the timings file at path (package timings owns its format),
-// creating it or merging into it.
+// of rep into the timings file at path (package timings owns its format
+// and the lock that lets shards share one file), creating it or merging
+// into it.
 func MergeTimings(path string, rep *Report) error {
-	t, err := timings.ReadOptional(path)
-	if err != nil {
-		return err
-	}
+	t := timings.Timings{}
 	for i := range rep.Files {
 		f := &rep.Files[i]
 		if f.Status == Pass {
 			t[f.File] = seconds(f.Last().Elapsed)
 		}
 	}
-	out, err := t.Marshal()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, out)
-}
-
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		// The rename fails when path is a directory, for one; the temporary
-		// file must not be left beside it.
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return timings.Update(path, t)
 }

@@ -18,6 +18,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsutil"
 )
 
 // Version is the only version of the format.
@@ -62,6 +64,15 @@ func Parse(data []byte) (Timings, error) {
 	if *doc.Version != Version {
 		return nil, fmt.Errorf("unsupported version %d; expected %d", *doc.Version, Version)
 	}
+	if doc.Timings == nil {
+		// A file without timings says nothing; taking it for "no file
+		// measured" would let a broken artifact pass unnoticed.
+		var top map[string]json.RawMessage
+		if json.Unmarshal(data, &top) == nil && top["timings"] != nil {
+			return nil, errors.New(`"timings" is null; expected an object of file: seconds`)
+		}
+		return nil, errors.New(`no "timings"; expected {"version": 1, "timings": {...}}`)
+	}
 	out := make(Timings, len(doc.Timings))
 	// Map order is random; check the files in sorted order so that the
 	// error for a file with several bad timings is always the same.
@@ -102,9 +113,15 @@ func parseSeconds(raw json.RawMessage) (float64, error) {
 	return v, nil
 }
 
-// Read reads the timings file at path. Every error is an *Error.
+// MaxFileSize caps the size of a timings file: a file per test takes some
+// tens of bytes, so a million test files fit.
+const MaxFileSize = 64 << 20
+
+// Read reads the timings file at path, a regular file of at most
+// MaxFileSize bytes (a FIFO is refused at once, not waited on). Every error
+// is an *Error.
 func Read(path string) (Timings, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
 		return nil, &Error{Path: path, Err: unwrapPath(err)}
 	}
@@ -113,15 +130,6 @@ func Read(path string) (Timings, error) {
 		return nil, &Error{Path: path, Err: err}
 	}
 	return t, nil
-}
-
-// ReadOptional is Read, except that a missing file is an empty Timings.
-func ReadOptional(path string) (Timings, error) {
-	t, err := Read(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Timings{}, nil
-	}
-	return t, err
 }
 
 // unwrapPath drops the *fs.PathError's own copy of the path, which Error
@@ -177,4 +185,45 @@ func expected(field string) string {
 		return "an object of file: seconds"
 	}
 	return "a value of another type"
+}
+
+// Update merges add into the timings file at path, creating it when it is
+// missing, so that the shards of a suite can share one file. The read,
+// the merge and the write happen under an exclusive lock on the file, so
+// shards finishing at the same moment keep every entry. An empty file
+// counts as no timings yet: it is what the lock leaves for a moment when
+// it creates a missing file, and what `touch` makes. A path that is not a
+// regular file (/dev/stdout) has nothing to merge with and gets add alone.
+func Update(path string, add Timings) (err error) {
+	if st, statErr := os.Stat(path); statErr == nil && !st.Mode().IsRegular() {
+		return write(path, add)
+	}
+	lock, err := fsutil.Acquire(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := lock.Release(); err == nil && rerr != nil {
+			err = fmt.Errorf("unlock %q: %w", path, rerr)
+		}
+	}()
+	t := Timings{}
+	if data, err := fsutil.ReadRegular(path, MaxFileSize); err != nil {
+		return &Error{Path: path, Err: unwrapPath(err)}
+	} else if len(data) > 0 {
+		if t, err = Parse(data); err != nil {
+			return &Error{Path: path, Err: err}
+		}
+	}
+	t.Merge(add)
+	return write(path, t)
+}
+
+// write replaces the file at path with the document of t.
+func write(path string, t Timings) error {
+	data, err := t.Marshal()
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, data)
 }

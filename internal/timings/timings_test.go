@@ -1,9 +1,13 @@
 package timings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,8 +20,7 @@ func TestParse_Accepts(t *testing.T) {
 		want Timings
 	}{
 		{"files and seconds", `{"version": 1, "timings": {"a.py": 12.5, "b/c.py": 0}}`, Timings{"a.py": 12.5, "b/c.py": 0}},
-		{"no timings", `{"version": 1}`, Timings{}},
-		{"null timings", `{"version": 1, "timings": null}`, Timings{}},
+		{"no files", `{"version": 1, "timings": {}}`, Timings{}},
 		{"other keys are ignored", `{"version": 1, "timings": {"a": 1}, "note": "x"}`, Timings{"a": 1}},
 		{"integers", `{"version": 1, "timings": {"a": 3}}`, Timings{"a": 3}},
 	}
@@ -41,6 +44,8 @@ func TestParse_RejectsWithTheProblem(t *testing.T) {
 		{`{"timings": {}}`, `no "version"; expected {"version": 1, "timings": {...}}`},
 		{`{"version": 2, "timings": {}}`, "unsupported version 2; expected 1"},
 		{`{"version": "1"}`, `"version" is a JSON string; expected 1`},
+		{`{"version": 1}`, `no "timings"; expected {"version": 1, "timings": {...}}`},
+		{`{"version": 1, "timings": null}`, `"timings" is null; expected an object of file: seconds`},
 		{`{"version": 1, "timings": [1]}`, `"timings" is a JSON array; expected an object of file: seconds`},
 		{`{"version": 1, "timings": {"a": -0.5}}`, `timing of "a" is negative (-0.5); expected seconds >= 0`},
 		{`{"version": 1, "timings": {"a": null}}`, `timing of "a" is null; expected seconds`},
@@ -71,12 +76,6 @@ func TestRead_NamesTheFile(t *testing.T) {
 	missing := filepath.Join(dir, "missing.json")
 	_, err = Read(missing)
 	assert.EqualError(t, err, `read timings "`+missing+`": open: no such file or directory`)
-
-	got, err := ReadOptional(missing)
-	require.NoError(t, err)
-	assert.Empty(t, got)
-	_, err = ReadOptional(bad)
-	assert.Error(t, err, "only a missing file is optional")
 }
 
 func TestMarshal_RoundTripsSorted(t *testing.T) {
@@ -97,4 +96,82 @@ func TestMerge_LaterFilesReplace(t *testing.T) {
 	tm := Timings{"a": 1, "b": 2}
 	tm.Merge(Timings{"b": 3, "c": 4})
 	assert.Equal(t, Timings{"a": 1, "b": 3, "c": 4}, tm)
+}
+
+// A timings file that is a FIFO (no writer, or one that never finishes),
+// a link to /dev/zero or a directory is refused at once with what it is.
+func TestRead_OnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	for path, want := range map[string]string{
+		fifo: "is a FIFO, not a regular file",
+		zero: "is a character device, not a regular file",
+		dir:  "is a directory, not a regular file",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := Read(path); done <- err }()
+		select {
+		case err := <-done:
+			assert.EqualError(t, err, `read timings "`+path+`": `+want)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Read(%s) blocked", path)
+		}
+	}
+}
+
+func TestUpdate_CreatesMergesAndKeepsAnEmptyFileUsable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.json")
+	require.NoError(t, Update(path, Timings{"a": 1}))
+	require.NoError(t, Update(path, Timings{"b": 2, "a": 3}))
+	got, err := Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, Timings{"a": 3, "b": 2}, got)
+
+	empty := filepath.Join(dir, "empty.json")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	require.NoError(t, Update(empty, Timings{"c": 4}))
+	got, err = Read(empty)
+	require.NoError(t, err)
+	assert.Equal(t, Timings{"c": 4}, got)
+
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 1}`), 0o644))
+	assert.EqualError(t, Update(bad, Timings{"c": 4}), `read timings "`+bad+`": no "timings"; expected {"version": 1, "timings": {...}}`)
+	data, err := os.ReadFile(bad)
+	require.NoError(t, err)
+	assert.Equal(t, `{"version": 1}`, string(data), "a broken file is left as it was")
+}
+
+// Ten shards finishing at once, each with its own descriptors, merge into
+// one shared file, several times each: no entry may be lost.
+func TestUpdate_TenConcurrentShardsLoseNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.json")
+	const shards, rounds = 10, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, shards*rounds)
+	want := Timings{}
+	for s := range shards {
+		for r := range rounds {
+			want[fmt.Sprintf("tests/shard%d/test_%d.py", s, r)] = float64(s*rounds + r)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				errs <- Update(path, Timings{fmt.Sprintf("tests/shard%d/test_%d.py", s, r): float64(s*rounds + r)})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	got, err := Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
 }
