@@ -67,3 +67,30 @@ func TestRoot_AnEmptyPathFlagIsAUsageErrorNotTheDefault(t *testing.T) {
 		assert.Empty(t, out.String(), "%v", tc.args)
 	}
 }
+
+// Two output flags naming one file would write the second report over the
+// first; that is a usage error before anything runs, however the paths are
+// spelled (relative, absolute, through a link).
+func TestRun_OneFileForTwoReportsIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.WriteFile("r.json", nil, 0o644))
+	require.NoError(t, os.Symlink("r.json", "link.json"))
+	run := []string{"--root", dir, "run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json-report", "r.json", "--timings-out", "r.json"}, `--json-report and --timings-out name the same file "r.json"`},
+		{[]string{"--junit-xml", "out/x.xml", "--json-report", "./out/../out/x.xml"}, `--junit-xml and --json-report name the same file "./out/../out/x.xml"`},
+		{[]string{"--junit-xml", filepath.Join(dir, "r.json"), "--timings-out", "r.json"}, `--junit-xml and --timings-out name the same file "r.json"`},
+		{[]string{"--json-report", "link.json", "--timings-out", "r.json"}, `--json-report and --timings-out name the same file "r.json"`},
+	} {
+		f, out, errOut := suitesFactory(dir, nil)
+		assert.Equal(t, 2, Main(append(run, tc.args...), f), "%v", tc.args)
+		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
+		assert.Empty(t, out.String(), "%v", tc.args)
+	}
+	f, _, errOut := suitesFactory(dir, nil)
+	assert.Equal(t, 0, Main(append(run, "--list-only", "--json-report", "/dev/null", "--junit-xml", "/dev/null"), f), errOut.String())
+}

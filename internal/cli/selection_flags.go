@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/stage"
 )
@@ -155,11 +156,24 @@ func asUsage(err error) error {
 // default configuration, the default split, no report, all silently.
 var pathFlags = []string{"config", timingsFlag, "json-report", "junit-xml", "timings-out"}
 
-// checkPathFlags refuses an explicitly empty path flag of fs.
+// outputFlags name a file miles-ci writes; no two may name one file.
+var outputFlags = []string{"junit-xml", "json-report", "timings-out"}
+
+// checkPathFlags refuses an explicitly empty path flag of fs, and one file
+// given to two output flags, where the second report would silently
+// replace the first.
 func checkPathFlags(fs *pflag.FlagSet) error {
 	for _, name := range pathFlags {
 		if fl := fs.Lookup(name); fl != nil && fl.Changed && fl.Value.String() == "" {
 			return usageErrorf("--%s needs a path, got an empty value", name)
+		}
+	}
+	for i, a := range outputFlags {
+		for _, b := range outputFlags[i+1:] {
+			fa, fb := fs.Lookup(a), fs.Lookup(b)
+			if fa != nil && fb != nil && fa.Changed && fb.Changed && fsutil.SameOutput(fa.Value.String(), fb.Value.String()) {
+				return usageErrorf("--%s and --%s name the same file %q; give each its own path", a, b, fb.Value.String())
+			}
 		}
 	}
 	return nil

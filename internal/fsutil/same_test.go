@@ -1,0 +1,33 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSameOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.Mkdir("sub", 0o755))
+	require.NoError(t, os.WriteFile("r.json", nil, 0o644))
+	require.NoError(t, os.Symlink("r.json", "link.json"))
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"r.json", "r.json", true},
+		{"r.json", "./sub/../r.json", true},
+		{"r.json", filepath.Join(dir, "r.json"), true},
+		{"new.json", "sub/../new.json", true},
+		{"r.json", "link.json", true},
+		{"r.json", "sub/r.json", false},
+		{"a.json", "b.json", false},
+		{"/dev/null", "/dev/null", false},
+	} {
+		assert.Equal(t, tc.want, SameOutput(tc.a, tc.b), "%s vs %s", tc.a, tc.b)
+	}
+}
