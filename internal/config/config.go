@@ -92,6 +92,7 @@ type Config struct {
 	// LabelsFile is the repository-relative Python file the labels were read
 	// from, or empty when they came from the YAML.
 	LabelsFile        string
+	labelsFileLine    int // the line of labels_file in Source, for errors
 	Suites            []Suite
 	Schedules         map[string]string
 	ScopeSubtractions map[string][]string

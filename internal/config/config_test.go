@@ -1,10 +1,13 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -159,6 +162,86 @@ func TestLoad_LabelsFileMissingIsAnError(t *testing.T) {
 	assert.Contains(t, err.Error(), `read labels file "tests/ci/labels.py"`)
 }
 
+// loadWithin runs Load and fails the test if it does not return within 10
+// s: a FIFO must be refused, not waited on.
+func loadWithin(t *testing.T, root, explicit string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { _, err := Load(root, explicit); done <- err }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load blocked")
+		return nil
+	}
+}
+
+// The configuration and the labels file are read only when they are
+// regular files of at most MaxFileSize bytes: a link to /dev/zero, a FIFO
+// or a giant file, any of which a pull request can commit, is a one-line
+// error at once.
+func TestLoad_ConfigAndLabelsFileMustBeSmallRegularFiles(t *testing.T) {
+	withLabelsFile := strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1)
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) (explicit string)
+		want  string
+	}{
+		{"root config linked to /dev/zero", func(t *testing.T, dir string) string {
+			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, FileName)))
+			return ""
+		}, `read config "DIR/.miles-ci.yaml": is a character device, not a regular file`},
+		{"explicit config a FIFO", func(t *testing.T, dir string) string {
+			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "ci.yaml"), 0o600))
+			return filepath.Join(dir, "ci.yaml")
+		}, `read config "DIR/ci.yaml": is a FIFO, not a regular file`},
+		{"root config too large", func(t *testing.T, dir string) string {
+			writeFile(t, dir, FileName, minimal+strings.Repeat("# padding\n", MaxFileSize/10))
+			return ""
+		}, `read config "DIR/.miles-ci.yaml": is larger than 4 MiB`},
+		{"labels file linked to /dev/zero", func(t *testing.T, dir string) string {
+			writeFile(t, dir, FileName, withLabelsFile)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
+			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "tests", "ci", "labels.py")))
+			return ""
+		}, `DIR/.miles-ci.yaml:6: labels_file "tests/ci/labels.py" leads outside the repository (to "/dev/zero") through a link`},
+		{"labels file a FIFO", func(t *testing.T, dir string) string {
+			writeFile(t, dir, FileName, withLabelsFile)
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
+			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "tests", "ci", "labels.py"), 0o600))
+			return ""
+		}, `read labels file "tests/ci/labels.py": is a FIFO, not a regular file`},
+		{"labels file linked outside the repository", func(t *testing.T, dir string) string {
+			writeFile(t, dir, FileName, withLabelsFile)
+			outside := writeFile(t, t.TempDir(), "labels.py", "KNOWN_LABELS = {}\n")
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
+			require.NoError(t, os.Symlink(outside, filepath.Join(dir, "tests", "ci", "labels.py")))
+			return ""
+		}, `DIR/.miles-ci.yaml:6: labels_file "tests/ci/labels.py" leads outside the repository (to "`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			explicit := tc.setup(t, dir)
+			err := loadWithin(t, dir, explicit)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), strings.ReplaceAll(tc.want, "DIR", dir))
+			assert.NotContains(t, err.Error(), "\n", "one line")
+		})
+	}
+}
+
+// A labels file reached through a link inside the repository is fine.
+func TestLoad_LabelsFileLinkInsideTheRepository(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: labels.py\n", 1))
+	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
+	require.NoError(t, os.Symlink("tests/ci/labels.py", filepath.Join(dir, "labels.py")))
+	c, err := Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, []Label{{"a", "A"}}, c.Labels)
+}
+
 func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 	cases := []struct {
 		name string
@@ -200,6 +283,42 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 		{"not YAML", func(string) string { return "a: [\n" }, `ci.yaml:`},
 		{"empty", func(string) string { return "" }, `ci.yaml: the configuration is empty`},
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
+		{"shards not whole", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 1.9", 1) },
+			`ci.yaml:11: suite "unit" has shards "1.9"; expected a whole number of at least 1`},
+		{"shards a quoted number", func(s string) string { return strings.Replace(s, "shards: 2", `shards: "2"`, 1) },
+			`ci.yaml:11: suite "unit" has shards "2"; expected a whole number of at least 1`},
+		{"a second document", func(s string) string { return s + "---\nsuites: {}\n" },
+			`ci.yaml:12: a second YAML document starts here; the configuration is one document`},
+		{"an empty second document", func(s string) string { return s + "---\n" },
+			`ci.yaml:12: a second YAML document starts here`},
+		{"discovery root above the repository", func(s string) string { return strings.Replace(s, "roots: [tests]", "roots: [tests, ../../..]", 1) },
+			`ci.yaml:2: discovery root "../../.." must be a non-empty repository-relative path with / separators that stays inside the repository`},
+		{"discovery root leaving by a detour", func(s string) string { return strings.Replace(s, "roots: [tests]", "roots: [tests/../..]", 1) },
+			`ci.yaml:2: discovery root "tests/../.."`},
+		{"absolute discovery root", func(s string) string { return strings.Replace(s, "roots: [tests]", "roots: [/]", 1) },
+			`ci.yaml:2: discovery root "/"`},
+		{"labels_file above the repository", func(s string) string {
+			return strings.Replace(s, "labels:\n  - core: Core tests\n", "labels_file: ../../../etc/labels.py\n", 1)
+		},
+			`ci.yaml:6: labels_file "../../../etc/labels.py" must be a repository-relative path with / separators that stays inside the repository`},
+		{"absolute labels_file", func(s string) string {
+			return strings.Replace(s, "labels:\n  - core: Core tests\n", "labels_file: /etc/labels.py\n", 1)
+		},
+			`ci.yaml:6: labels_file "/etc/labels.py" must be`},
+		{"merge key", func(s string) string {
+			return strings.Replace(s, "    - name: unit\n", "    - &base {name: base}\n    - <<: *base\n      name: unit\n", 1)
+		},
+			`ci.yaml:11: merge keys (<<) are not supported; write the keys out`},
+		{"alias bomb", func(s string) string {
+			bomb := "x0: &a0 [s, s, s, s, s, s, s, s, s, s]\n"
+			for i := 1; i < 9; i++ {
+				bomb += fmt.Sprintf("x%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+			}
+			return strings.Replace(s, "suites:\n", "schedules:\n  "+strings.ReplaceAll(strings.TrimSuffix(bomb, "\n"), "\n", "\n  ")+"\nsuites:\n", 1)
+		},
+			`aliases expand the configuration to more than 100000 values; write it out without nested aliases`},
+		{"an alias to its own container", func(s string) string { return strings.Replace(s, "roots: [tests]", "roots: &r [tests, *r]", 1) },
+			`ci.yaml:2: an alias refers to a value that contains it`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,6 +328,18 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
 	}
+}
+
+// Aliases are resolved: a list or a string written once under an anchor
+// serves several suites.
+func TestParse_ResolvesAliases(t *testing.T) {
+	doc := strings.Replace(minimal, "    - name: unit\n      shards: 2\n",
+		"    - name: unit\n      runs_on: &ub [ubuntu-latest, big]\n      shards: &two 2\n    - name: other\n      runs_on: *ub\n      shards: *two\n", 1)
+	c, err := Parse("ci.yaml", []byte(doc))
+	require.NoError(t, err)
+	require.Len(t, c.Suites, 2)
+	assert.Equal(t, []string{"ubuntu-latest", "big"}, c.Suites[1].RunsOn)
+	assert.Equal(t, 2, c.Suites[1].Shards)
 }
 
 // `miles-ci config --default > .miles-ci.yaml` is the documented way to

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pysrc"
 )
 
@@ -64,9 +67,15 @@ func Load(root, explicit string) (*Config, error) {
 	return c, nil
 }
 
-// ParseFile reads and validates one configuration file.
+// MaxFileSize caps the configuration file and the labels file. Both are
+// text a person writes; the cap keeps a link to /dev/zero or a giant file
+// committed by a pull request from exhausting memory.
+const MaxFileSize = 4 << 20
+
+// ParseFile reads and validates one configuration file, a regular file of
+// at most MaxFileSize bytes; a FIFO is refused at once, not waited on.
 func ParseFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read config %q: %w", path, err)
 	}
@@ -74,8 +83,11 @@ func ParseFile(path string) (*Config, error) {
 }
 
 func (c *Config) loadLabelsFile(root string) error {
-	path := filepath.Join(root, filepath.FromSlash(c.LabelsFile))
-	src, err := os.ReadFile(path)
+	path, err := c.labelsFilePath(root)
+	if err != nil {
+		return err
+	}
+	src, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
 		return fmt.Errorf("read labels file %q: %w", c.LabelsFile, err)
 	}
@@ -109,6 +121,34 @@ func (c *Config) loadLabelsFile(root string) error {
 	return nil
 }
 
+// labelsFilePath returns the labels file's path below root, refusing one
+// that a link leads outside the repository: the configuration says which
+// file to read, and a pull request can commit both. (A path that leaves the
+// repository by its own "..", or is absolute, was refused by Parse.)
+func (c *Config) labelsFilePath(root string) (string, error) {
+	path := filepath.Join(root, filepath.FromSlash(c.LabelsFile))
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return path, nil // the read reports the problem
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, nil
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
+		return "", &Error{File: c.Source, Line: c.labelsFileLine,
+			Msg: fmt.Sprintf("labels_file %q leads outside the repository (to %q) through a link", c.LabelsFile, real)}
+	}
+	return path, nil
+}
+
+// insideRepo reports whether the repository-relative path p, with /
+// separators, stays inside the repository: not absolute, no "..", that
+// leaves it, no backslash (a Windows separator or an escape).
+func insideRepo(p string) bool {
+	return p != "" && !strings.Contains(p, "\\") && !strings.HasPrefix(p, "/") && filepath.IsLocal(filepath.FromSlash(p))
+}
+
 // parser walks a YAML document, turning each problem into an *Error that
 // names the file and line.
 type parser struct {
@@ -126,12 +166,25 @@ func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
 // Parse validates a configuration document; name is used in messages.
 func Parse(name string, data []byte) (*Config, error) {
 	p := &parser{file: name}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, p.yamlError(err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: name, Msg: "the configuration is empty"}
+	}
+	// yaml.v3 reads one document at a time; a second one would otherwise
+	// be ignored without a word.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == nil:
+		return nil, p.errf(&next, "a second YAML document starts here; the configuration is one document")
+	case !errors.Is(err, io.EOF):
+		return nil, p.yamlError(err)
+	}
+	if err := p.resolveAliases(&doc); err != nil {
+		return nil, err
 	}
 	c := &Config{Source: name}
 	if err := p.top(doc.Content[0], c); err != nil {
@@ -239,6 +292,10 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 		if c.LabelsFile == "" {
 			return p.errf(f["labels_file"], "labels_file is empty")
 		}
+		if !insideRepo(c.LabelsFile) {
+			return p.errf(f["labels_file"], "labels_file %q must be a repository-relative path with / separators that stays inside the repository", c.LabelsFile)
+		}
+		c.labelsFileLine = f["labels_file"].Line
 	case f["labels"] != nil:
 		if err := p.labels(f["labels"], c); err != nil {
 			return err
@@ -282,8 +339,10 @@ func (p *parser) discovery(n *yaml.Node, c *Config) error {
 		return err
 	}
 	for i, r := range c.Roots {
-		if r == "" || strings.HasPrefix(r, "/") || strings.Contains(r, "\\") {
-			return p.errf(f["roots"].Content[i], "discovery root %q must be a non-empty repository-relative path with / separators", r)
+		if !insideRepo(r) {
+			// A root outside the repository ("../../..") would walk
+			// whatever lies there, up to the whole file system.
+			return p.errf(f["roots"].Content[i], "discovery root %q must be a non-empty repository-relative path with / separators that stays inside the repository", r)
 		}
 		c.Roots[i] = strings.TrimSuffix(r, "/")
 	}
@@ -304,6 +363,9 @@ func (p *parser) discovery(n *yaml.Node, c *Config) error {
 		c.Implicit.Root = strings.TrimSuffix(c.Implicit.Root, "/")
 		if c.Implicit.Root == "" {
 			return p.errf(imp["root"], "discovery.implicit.root is empty")
+		}
+		if !insideRepo(c.Implicit.Root) {
+			return p.errf(imp["root"], "discovery.implicit.root %q must be a repository-relative path with / separators that stays inside the repository", c.Implicit.Root)
 		}
 		if c.Implicit.Suite, err = p.str(imp["suite"], "discovery.implicit.suite"); err != nil {
 			return err
@@ -437,7 +499,9 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		}
 	}
 	if v := f["shards"]; v != nil {
-		if err := v.Decode(&s.Shards); err != nil || s.Shards < 1 {
+		// yaml.v3 decodes 1.9 into an int as 1; only an integer is a
+		// shard count.
+		if err := v.Decode(&s.Shards); err != nil || v.Kind != yaml.ScalarNode || v.Tag != "!!int" || s.Shards < 1 {
 			return s, p.errf(v, "suite %q has shards %q; expected a whole number of at least 1", s.Name, v.Value)
 		}
 		if s.Shards > MaxShards {
