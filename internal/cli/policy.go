@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -49,7 +49,7 @@ type PolicyOptions struct {
 
 	// Config loads the configuration and Collect collects the registry
 	// (only a pull request with a usable diff reads it); ReadFile reads the
-	// changed-file diff. Nil ones are the Factory's and os.ReadFile; tests
+	// changed-file diff. Nil ones are the Factory's and readDiffFile; tests
 	// replace them.
 	Config   func() (*config.Config, error)
 	Collect  func() (*config.Config, *registry.Registry, error)
@@ -75,10 +75,11 @@ Inputs come from the environment; each flag, when given, wins over its variable:
   --schedule         SCHEDULE: the cron of a scheduled run
   --labels-json      PR_LABELS_JSON: the pull request's labels, a JSON array of strings
   --cadence-override CADENCE_OVERRIDE: a cadence that wins over the trigger
-  --changed-files    CHANGED_FILES_PATH: output of git diff --name-status -z -M
+  --changed-files    CHANGED_FILES_PATH: a file holding git diff --name-status -z -M
   --github-output    GITHUB_OUTPUT: the step output file`,
-		Example: `  EVENT_NAME=pull_request PR_LABELS_JSON='["run-ci-megatron"]' \
-    CHANGED_FILES_PATH=<(git diff --name-status -z -M origin/main...) miles-ci policy --explain`,
+		Example: `  git diff --name-status -z -M origin/main... > /tmp/diff
+  EVENT_NAME=pull_request PR_LABELS_JSON='["run-ci-megatron"]' \
+    CHANGED_FILES_PATH=/tmp/diff miles-ci policy --explain`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			given := func(name string, v *string) *string {
@@ -163,7 +164,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		opts.Collect = f.Collect
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = os.ReadFile
+		opts.ReadFile = readDiffFile
 	}
 	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
@@ -266,6 +267,14 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	return nil
 }
 
+// readDiffFile reads the diff only when it is a regular file of at most
+// selection.MaxDiffSize bytes: a FIFO would hang the step and /dev/zero
+// exhaust its memory. Anything else makes the diff unusable, so pruning
+// fails open.
+func readDiffFile(path string) ([]byte, error) {
+	return fsutil.ReadRegular(path, selection.MaxDiffSize)
+}
+
 // readChangedFiles reads and parses the diff file, or says why it cannot be
 // used.
 func readChangedFiles(read func(string) ([]byte, error), path string) ([]selection.Entry, string) {
@@ -274,6 +283,11 @@ func readChangedFiles(read func(string) ([]byte, error), path string) ([]selecti
 	}
 	data, err := read(path)
 	if err != nil {
+		var notRegular *fsutil.NotRegularError
+		var tooLarge *fsutil.TooLargeError
+		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
+			return nil, path + " " + err.Error()
+		}
 		return nil, "cannot read " + path
 	}
 	diff, err := selection.ReadDiff(data)

@@ -9,13 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/selection"
 )
 
 // policyRegistry is a small registry shaped like Miles: one labeled test in
@@ -404,4 +407,41 @@ func TestMain_PolicyMissingEventExitsOne(t *testing.T) {
 	assert.Equal(t, 1, Main([]string{"policy"}, f))
 	assert.Equal(t, "::error::EVENT_NAME is not set\n", errOut.String())
 	assert.Empty(t, out.String())
+}
+
+// The diff is read only when it is a regular file of at most
+// selection.MaxDiffSize bytes. A FIFO (refused at once, never waited on),
+// a link to /dev/zero or a diff too large makes it unusable: nothing is
+// skipped, and --explain says why.
+func TestMain_PolicyDiffThatIsNotASmallRegularFileFailsOpen(t *testing.T) {
+	root, err := filepath.Abs("../../testdata/sample")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	zero := filepath.Join(dir, "zero")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	big := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat(docsDiff, selection.MaxDiffSize/len(docsDiff)+1)), 0o644))
+	for path, why := range map[string]string{
+		fifo: fifo + " is a FIFO, not a regular file",
+		zero: zero + " is a character device, not a regular file",
+		big:  big + " is larger than 8 MiB",
+	} {
+		f, out, errOut := suitesFactory(root, map[string]string{
+			"EVENT_NAME": "pull_request", "PR_LABELS_JSON": "[]", "CHANGED_FILES_PATH": path,
+			"GITHUB_OUTPUT": filepath.Join(dir, "out"),
+		})
+		done := make(chan int, 1)
+		go func() { done <- Main([]string{"--root", root, "policy", "--explain"}, f) }()
+		select {
+		case code := <-done:
+			require.Equal(t, 0, code, errOut.String())
+		case <-time.After(20 * time.Second):
+			t.Fatalf("policy blocked on %s", path)
+		}
+		assert.Contains(t, out.String(), msgNoDiff)
+		assert.Contains(t, out.String(), "skipped_stages=[]")
+		assert.Contains(t, out.String(), "(pruning disabled: "+why+")")
+	}
 }

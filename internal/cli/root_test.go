@@ -3,7 +3,9 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -93,4 +95,34 @@ func TestRun_OneFileForTwoReportsIsAUsageError(t *testing.T) {
 	}
 	f, _, errOut := suitesFactory(dir, nil)
 	assert.Equal(t, 0, Main(append(run, "--list-only", "--json-report", "/dev/null", "--junit-xml", "/dev/null"), f), errOut.String())
+}
+
+// A FIFO given as --config or --timings is an error at once: nothing
+// writes to it, and waiting would hang the job until it is killed.
+func TestMain_FIFOConfigOrTimingsIsAnErrorAtOnce(t *testing.T) {
+	root, err := filepath.Abs("../../testdata/sample")
+	require.NoError(t, err)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--config", fifo, "suites"}, `error: read config "` + fifo + `": is a FIFO, not a regular file`},
+		{[]string{"suites", "--timings", fifo}, `error: read timings "` + fifo + `": is a FIFO, not a regular file`},
+		{[]string{"partition", "--suite", "stage-c-8-gpu-h100", "--size", "2", "--timings", fifo}, `error: read timings "` + fifo + `": is a FIFO, not a regular file`},
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--list-only", "--timings", fifo}, `error: read timings "` + fifo + `": is a FIFO, not a regular file`},
+		{[]string{"timings", "merge", fifo}, `error: read timings "` + fifo + `": is a FIFO, not a regular file`},
+	} {
+		f, _, errOut := suitesFactory(root, nil)
+		done := make(chan int, 1)
+		go func() { done <- Main(append([]string{"--root", root}, tc.args...), f) }()
+		select {
+		case code := <-done:
+			assert.Equal(t, 1, code, "%v", tc.args)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v blocked on the FIFO", tc.args)
+		}
+		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
+	}
 }

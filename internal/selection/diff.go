@@ -17,6 +17,12 @@ type Entry struct {
 	Paths  []string `json:"paths"`
 }
 
+// MaxDiffSize caps the diff file the caller reads. A path and its status
+// take some tens of bytes, so 8 MiB holds well over 100,000 changed files;
+// a larger diff is unusable (pruning fails open) rather than a step that
+// runs out of memory parsing it.
+const MaxDiffSize = 8 << 20
+
 // UnusableError says why a diff cannot be trusted. Stage selection then
 // fails open: nothing is skipped.
 type UnusableError struct{ Reason string }
