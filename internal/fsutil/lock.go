@@ -6,6 +6,10 @@ import (
 	"os"
 )
 
+// maxLockAttempts bounds how often Acquire retries after finding that the
+// file it locked was replaced meanwhile.
+const maxLockAttempts = 1000
+
 // Lock is an exclusive lock on a file shared by several processes, held
 // from Acquire to Release.
 type Lock struct {
@@ -28,7 +32,12 @@ type Lock struct {
 // different machines sharing a disk exclude each other too. A path that is
 // not a regular file (/dev/stdout) is not locked: there is nothing to merge.
 func Acquire(path string) (*Lock, error) {
-	for {
+	for attempt := 0; ; attempt++ {
+		// Each retry means another process replaced the file; a thousand
+		// in a row means something keeps replacing it without the lock.
+		if attempt == maxLockAttempts {
+			return nil, &fs.PathError{Op: "lock", Path: path, Err: errors.New("the file keeps being replaced")}
+		}
 		if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 			return &Lock{}, nil
 		}
@@ -37,8 +46,8 @@ func Acquire(path string) (*Lock, error) {
 			return nil, err
 		}
 		f, created, err := openForLock(target)
-		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) {
-			continue // created or removed by another process meanwhile
+		if errors.Is(err, fs.ErrExist) {
+			continue // created by another process meanwhile
 		}
 		if err != nil {
 			return nil, err

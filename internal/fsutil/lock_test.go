@@ -3,11 +3,13 @@
 package fsutil
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,4 +87,16 @@ func TestAcquire_NonRegularFileIsNotLocked(t *testing.T) {
 	l, err := Acquire("/dev/null")
 	require.NoError(t, err)
 	require.NoError(t, l.Release())
+}
+
+func TestAcquire_MissingDirectoryIsAnErrorNotAWait(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "t.json")
+	done := make(chan error, 1)
+	go func() { _, err := Acquire(path); done <- err }()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, fs.ErrNotExist)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Acquire looped on a missing directory")
+	}
 }
