@@ -111,15 +111,16 @@ func alive(pid int) bool {
 
 // TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
 // miles-ci even where nothing can look at its context: opening a FIFO that
-// no one writes to (a --config pointing at a stuck process substitution).
+// no one reads, as GITHUB_OUTPUT. (Files miles-ci reads are opened without
+// waiting; the step output file is opened for appending like a shell's >>.)
 func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "config.yaml")
+	fifo := filepath.Join(dir, "output")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, second := range []bool{true, false} {
 		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "--root", dir, "--config", fifo, "suites")
-			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
+			cmd := exec.Command(os.Args[0], "--root", dir, "policy")
+			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "EVENT_NAME=workflow_dispatch", "GITHUB_OUTPUT="+fifo)
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
 			time.Sleep(300 * time.Millisecond) // let it block in open(2)
