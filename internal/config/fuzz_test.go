@@ -12,6 +12,9 @@ func FuzzParse(f *testing.F) {
 	f.Add(minimal)
 	f.Add("suites: {cpu: [{name: a, shards: -1}]}")
 	f.Add("labels: [{a: b, c: d}]\n")
+	f.Add(minimal + "---\n" + minimal)
+	f.Add(strings.Replace(minimal, "roots: [tests]", "roots: &r [tests, *r]", 1))
+	f.Add("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b, <<: *b]\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		c, err := Parse("fuzz.yaml", []byte(doc))
 		if err != nil {
