@@ -96,6 +96,12 @@ func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, 
 			continue
 		case !info.IsDir():
 			continue
+		case !w.insideRepo(r):
+			// The configuration keeps a root's own path inside the
+			// repository; a committed link must not take the walk out
+			// of it either (tests -> / would walk the file system).
+			w.fail(r, "discovery root leads outside the repository through a link")
+			continue
 		}
 		w.wg.Add(1)
 		go w.dir(r, "")
@@ -123,6 +129,22 @@ type walker struct {
 	files []string
 	kinds map[string]entryKind // entries that are not files to read
 	errs  Errors
+}
+
+// insideRepo reports whether the discovery root rel, with every link on
+// its way resolved, is still inside the repository. When a path cannot be
+// resolved the walk reports the problem itself.
+func (w *walker) insideRepo(rel string) bool {
+	realRoot, err := filepath.EvalSymlinks(w.fsRoot)
+	if err != nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(w.abs(rel))
+	if err != nil {
+		return true
+	}
+	inside, err := filepath.Rel(realRoot, real)
+	return err == nil && filepath.IsLocal(inside)
 }
 
 func (w *walker) abs(rel string) string {

@@ -206,3 +206,24 @@ func TestWalkerMatch_BaseNameShortcutAgreesWithTheFullPattern(t *testing.T) {
 	assert.Equal(t, "", basePattern("**/x/**/test_*.py"))
 	assert.Equal(t, "", basePattern("**/{test_a,b/test_b}.py"))
 }
+
+// A discovery root that a committed link leads out of the repository is an
+// error naming it, not a walk of whatever lies there; a link that stays
+// inside is followed as before.
+func TestDiscover_RootLinkedOutsideTheRepositoryIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	writeTree(t, outside, map[string]string{"test_elsewhere.py": ""})
+	writeTree(t, dir, map[string]string{"real/test_inside.py": "", "tests/fast/test_a.py": ""})
+	symlink(t, outside, filepath.Join(dir, "tests/e2e"))
+	symlink(t, "../real", filepath.Join(dir, "tests/ci"))
+	_, err := Discover(dir, config.Default())
+	var errs Errors
+	require.ErrorAs(t, err, &errs)
+	assert.Equal(t, []string{"tests/e2e: discovery root leads outside the repository through a link"}, errs.Lines())
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "tests/e2e")))
+	got, err := Discover(dir, config.Default())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tests/ci/test_inside.py", "tests/fast/test_a.py"}, got)
+}
