@@ -129,3 +129,18 @@ func CheckRegular(path string) error {
 	}
 	return nil
 }
+
+// StripPath drops the path an *fs.PathError or *os.LinkError carries,
+// keeping the operation and the cause ("open: no such file or directory"),
+// for a caller whose message names the file already.
+func StripPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s: %w", le.Op, le.Err)
+	}
+	return err
+}

@@ -26,8 +26,14 @@ const maxLinks = 40
 //     reader) is opened and written in place: a rename would replace the
 //     device node. A FIFO without a reader is an error at once, not a wait.
 //
-// On failure no temporary file is left behind.
+// On failure no temporary file is left behind. Errors leave out the paths
+// (see StripPath): the caller names the file, and the temporary file's name
+// would only confuse.
 func WriteFile(path string, data []byte) error {
+	return StripPath(writeFile(path, data))
+}
+
+func writeFile(path string, data []byte) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -123,23 +122,13 @@ const MaxFileSize = 64 << 20
 func Read(path string) (Timings, error) {
 	data, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
-		return nil, &Error{Path: path, Err: unwrapPath(err)}
+		return nil, &Error{Path: path, Err: fsutil.StripPath(err)}
 	}
 	t, err := Parse(data)
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
 	return t, nil
-}
-
-// unwrapPath drops the *fs.PathError's own copy of the path, which Error
-// already names.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
-	}
-	return err
 }
 
 // Merge copies every entry of src into t, replacing the same files.
@@ -200,7 +189,7 @@ func Update(path string, add Timings) (err error) {
 	}
 	lock, err := fsutil.Acquire(path)
 	if err != nil {
-		return err
+		return fsutil.StripPath(err)
 	}
 	defer func() {
 		if rerr := lock.Release(); err == nil && rerr != nil {
@@ -209,7 +198,7 @@ func Update(path string, add Timings) (err error) {
 	}()
 	t := Timings{}
 	if data, err := fsutil.ReadRegular(path, MaxFileSize); err != nil {
-		return &Error{Path: path, Err: unwrapPath(err)}
+		return &Error{Path: path, Err: fsutil.StripPath(err)}
 	} else if len(data) > 0 {
 		if t, err = Parse(data); err != nil {
 			return &Error{Path: path, Err: err}
