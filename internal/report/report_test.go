@@ -168,7 +168,7 @@ func TestMerge_ReportsOfAnotherSuiteAreAnError(t *testing.T) {
 	assert.EqualError(t, err, `report "b.json" is of suite "t" (cuda), not "s" (cuda) as "a.json" is`)
 }
 
-func TestSelectRerun_KeepsWhatDidNotPassAndWhatTheReportNeverSaw(t *testing.T) {
+func TestSelectRerun_KeepsWhatTheReportListsAsNotPassed(t *testing.T) {
 	r := report("s", false,
 		file("pass.py", Pass, pass(1, 1)),
 		file("flaky.py", Pass, fail(1, 1, 1), pass(2, 1)),
@@ -179,14 +179,29 @@ func TestSelectRerun_KeepsWhatDidNotPassAndWhatTheReportNeverSaw(t *testing.T) {
 		file("twice.py", Pass, pass(1, 1)),
 		file("twice.py", Fail, fail(1, 1, 1)),
 	)
-	planned := []string{"pass.py", "flaky.py", "fail.py", "timeout.py", "stopped.py", "notrun.py", "twice.py", "new.py"}
-	got := SelectRerun(r, planned)
-	assert.Equal(t, []bool{false, false, true, true, true, true, true, true}, got.Keep)
-	assert.Equal(t, 6, got.Count)
-	assert.Equal(t, 1, got.Unlisted)
+	planned := []string{"pass.py", "flaky.py", "fail.py", "timeout.py", "stopped.py", "notrun.py", "twice.py", "unlisted.py"}
+	got, err := SelectRerun(r, planned)
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, false, true, true, true, true, true, false}, got.Keep,
+		"a file the report does not list passed in an earlier attempt, as the report of a rerun lists only what it reran")
+	assert.Equal(t, 5, got.Count)
+}
 
-	all := SelectRerun(report("s", false, file("a.py", Pass, pass(1, 1))), []string{"a.py"})
-	assert.Equal(t, 0, all.Count, "everything passed: nothing to rerun")
+func TestSelectRerun_EverythingPassedOrNothingListedRunsNothing(t *testing.T) {
+	got, err := SelectRerun(report("s", false, file("a.py", Pass, pass(1, 1))), []string{"a.py"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Count)
+
+	got, err = SelectRerun(report("s", false), []string{"a.py"})
+	require.NoError(t, err, "a rerun that had nothing to rerun lists no file")
+	assert.Equal(t, 0, got.Count)
+}
+
+func TestSelectRerun_AReportOfAnotherShardIsAnError(t *testing.T) {
+	r := report("s", false, file("other.py", Fail, fail(1, 1, 1)))
+	r.path = "shard-1.json"
+	_, err := SelectRerun(r, []string{"a.py", "b.py"})
+	assert.EqualError(t, err, `report "shard-1.json" lists none of the 2 file(s) this run selects; is it the report of another shard?`)
 }
 
 func TestMarshalJUnit_FlakyTestcasePassesWithOneFlakyFailurePerFailedAttempt(t *testing.T) {

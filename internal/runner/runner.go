@@ -534,7 +534,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // Bytes returns a copy of the kept bytes, oldest first.
 func (t *tailBuffer) Bytes() []byte {
 	if !t.full {
-		return append([]byte(nil), t.buf[:t.pos]...)
+		// Never nil: captured but empty output is still captured.
+		return append([]byte{}, t.buf[:t.pos]...)
 	}
 	out := make([]byte, 0, t.size)
 	out = append(out, t.buf[t.pos:]...)
