@@ -285,13 +285,18 @@ func checkStatus(s Status) error {
 // the document's terms rather than Go's.
 func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		if te.Field == "" {
-			return fmt.Errorf("the document is a JSON %s; expected an object", te.Value)
-		}
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("the document is a JSON %s; expected an object", te.Value)
+	case errors.As(err, &te):
 		return fmt.Errorf("%q is a JSON %s, which is not its type", te.Field, te.Value)
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON: %w", err)
 	}
-	return fmt.Errorf("invalid JSON: %v", err)
+	// An error of a field's own decoder (est_time) already says what is
+	// wrong.
+	return err
 }
 
 // SuiteError is a report of another suite or backend than expected.

@@ -93,6 +93,7 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		{"array", write("arr.json", `[1]`), `read report "DIR/arr.json": the document is a JSON array; expected an object`},
 		{"bad type", write("type.json", `{"version": 1, "suite": "s", "backend": "cuda", "files": {}}`), `read report "DIR/type.json": "files" is a JSON object, which is not its type`},
 		{"bad status", write("status.json", strings.Replace(good, `"PASS"`, `"OK"`, 1)), `read report "DIR/status.json": files[0] ("a.py") has status "OK"; expected one of PASS, FAIL, TIMEOUT, NOT RUN, INTERRUPTED`},
+		{"bad est_time", write("est.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "est_time": "1"`, 1)), `read report "DIR/est.json": est_time is "1"; expected a number`},
 		{"no file name", write("noname.json", strings.Replace(good, `"a.py"`, `""`, 1)), `read report "DIR/noname.json": files[0] has no "file"`},
 	}
 	for _, tt := range tests {
