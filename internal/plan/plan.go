@@ -60,30 +60,17 @@ func (b *Basis) json() *jsonBasis {
 // Rerun says that `run --rerun-failed` restricted the plan to the files
 // that did not pass in an earlier run's report. Nil means a plain run, and
 // then nothing about it is printed.
+// Its JSON is the "rerun" key of the plan's JSON.
 type Rerun struct {
-	Path string // the report, as given
+	Path string `json:"report"` // the report, as given
 	// Count files of Total (what the shard selects today) run again.
-	Count, Total int
+	Count int `json:"rerun"`
+	Total int `json:"total"`
 }
 
 // Line says what the rerun keeps, without a newline.
 func (r *Rerun) Line() string {
 	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, r.Path)
-}
-
-// jsonRerun is the "rerun" key of the plan's JSON, present only with
-// --rerun-failed.
-type jsonRerun struct {
-	Report string `json:"report"`
-	Rerun  int    `json:"rerun"`
-	Total  int    `json:"total"`
-}
-
-func (r *Rerun) json() *jsonRerun {
-	if r == nil {
-		return nil
-	}
-	return &jsonRerun{Report: r.Path, Rerun: r.Count, Total: r.Total}
 }
 
 // Plan is one suite's run under one policy.
@@ -205,7 +192,7 @@ type jsonPlan struct {
 	ContinueOnError bool                    `json:"continue_on_error"`
 	Partition       *Partition              `json:"partition"`
 	Basis           *jsonBasis              `json:"basis,omitempty"`
-	Rerun           *jsonRerun              `json:"rerun,omitempty"`
+	Rerun           *Rerun                  `json:"rerun,omitempty"`
 	Enabled         []registry.Registration `json:"enabled"`
 	Skipped         []registry.Registration `json:"skipped"`
 }
@@ -222,7 +209,7 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 		ContinueOnError: p.ContinueOnError,
 		Partition:       p.Partition,
 		Basis:           p.Basis.json(),
-		Rerun:           p.Rerun.json(),
+		Rerun:           p.Rerun,
 		Enabled:         jsonRegs(p.Enabled),
 		Skipped:         jsonRegs(p.Skipped),
 	})
