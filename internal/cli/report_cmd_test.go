@@ -217,6 +217,11 @@ func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testin
 	assert.Equal(t, []string{"tests/e2e/test_a.py PASS", "tests/e2e/test_b.py PASS", "tests/e2e/test_c.py PASS"}, files)
 	assert.True(t, rep.Files[1].Flaky, "failed in the first job, passed in its rerun")
 	assert.Equal(t, 2, rep.Files[1].Attempts)
+	code, stdout, _ = miles(t, root, nil, "report", "merge", first, rerun)
+	require.Equal(t, 0, code)
+	written, err := os.ReadFile(merged)
+	require.NoError(t, err)
+	assert.Equal(t, string(written), stdout, "without -o the same document goes to stdout")
 
 	code, stdout, stderr = miles(t, root, nil, "report", "summary", merged, "--junit-xml", junitPath)
 	require.Equal(t, 0, code, stderr)
