@@ -119,6 +119,11 @@ func (e EstTime) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler; encoding/json itself refuses
 // a number out of float64's range.
 func (e *EstTime) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		// What MarshalJSON writes for NaN, which no Python literal makes.
+		*e = EstTime(math.NaN())
+		return nil
+	}
 	v, err := strconv.ParseFloat(string(data), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return fmt.Errorf("est_time is %s; expected a number", data)
