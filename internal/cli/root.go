@@ -43,6 +43,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdPartition(f, nil),
 		NewCmdConfig(f, nil),
 		NewCmdTimings(f, nil),
+		NewCmdReport(f),
 	)
 	return root
 }

@@ -65,6 +65,7 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 	fs.StringVar(&opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)")
 	fs.StringVar(&opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)")
 	fs.StringVar(&opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD")
+	fs.StringVar(&opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)")
 	return cmd
 }
 
@@ -128,6 +129,13 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.PartitionSet {
 		p.Partition = &plan.Partition{ID: opts.PartitionID, Size: opts.PartitionSize}
 	}
+
+	if opts.RerunFailed != "" {
+		if err := restrictToRerun(p, opts.RerunFailed); err != nil {
+			return err
+		}
+	}
+
 	if opts.JSON {
 		return p.WriteJSON(f.Out)
 	}

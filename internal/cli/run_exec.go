@@ -12,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 )
 
@@ -130,20 +131,19 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 
 	// Reports are written even for a failed or interrupted run: that is
 	// when they matter most. A report that cannot be written fails the run.
-	meta := runner.ReportMeta{Suite: opts.Suite, Backend: string(backend)}
+	doc := rep.Document(opts.Suite, string(backend))
 	var reportErrs []error
 	if junit != "" {
-		reportErrs = append(reportErrs, wrapReport("JUnit report", junit, runner.WriteJUnit(junit, meta, rep)))
+		reportErrs = append(reportErrs, wrapReport("JUnit report", junit, report.WriteJUnit(junit, doc)))
 	}
 	if opts.JSONReport != "" {
-		reportErrs = append(reportErrs, wrapReport("JSON report", opts.JSONReport, runner.WriteJSONReport(opts.JSONReport, meta, rep)))
+		reportErrs = append(reportErrs, wrapReport("JSON report", opts.JSONReport, report.Write(opts.JSONReport, doc)))
 	}
 	if opts.TimingsOut != "" {
-		reportErrs = append(reportErrs, wrapReport("timings", opts.TimingsOut, runner.MergeTimings(opts.TimingsOut, rep)))
+		reportErrs = append(reportErrs, wrapReport("timings", opts.TimingsOut, report.MergeTimings(opts.TimingsOut, doc)))
 	}
 	if path := f.Getenv(envStepSummary); path != "" {
-		md := ghactions.RunSummary(fmt.Sprintf("%s %s", backend.Upper(), opts.Suite), summaryRows(rep))
-		if err := ghactions.AppendStepSummary(path, md); err != nil {
+		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
 			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
 		}
 	}
@@ -165,18 +165,4 @@ func wrapReport(what, path string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("write %s %q: %w", what, path, err)
-}
-
-func summaryRows(rep *runner.Report) []ghactions.SummaryRow {
-	rows := make([]ghactions.SummaryRow, len(rep.Files))
-	for i := range rep.Files {
-		r := &rep.Files[i]
-		row := ghactions.SummaryRow{File: r.File, Status: string(r.Status), Attempts: len(r.Attempts),
-			Elapsed: r.Elapsed().Seconds(), EstTime: r.EstTime, Retried: r.Retried()}
-		if r.Status != runner.Pass {
-			row.Detail = r.Reason()
-		}
-		rows[i] = row
-	}
-	return rows
 }

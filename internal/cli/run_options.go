@@ -12,6 +12,9 @@ type RunOptions struct {
 	PartitionSet  bool // --auto-partition-id/--auto-partition-size given
 	ListOnly      bool
 	JSON          bool
+	// RerunFailed is the --rerun-failed report: only the selected tests
+	// that did not pass in it run ("" for all).
+	RerunFailed string
 
 	// Execution.
 	TimeoutPerFile       int

@@ -15,27 +15,51 @@ type SummaryRow struct {
 	EstTime  float64
 	Detail   string // "exit code 3", "timeout after 60s", ...
 	Retried  string // "" or the outcome after retrying: passed, failed, timeout
+	// PassedOnAttempt is set for a flaky file (Status PASS after a failed
+	// attempt): the attempt that passed. Failures then lists the failed
+	// attempts, as "attempt 1: exit code 1".
+	PassedOnAttempt int
+	Failures        []string
 }
 
 // cellEscaper keeps a value inside its Markdown table cell.
 var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\r", "<br>", "\n", "<br>")
 
 // RunSummary renders a run as Markdown: a heading, a table of every file,
-// and the retried files.
+// the flaky files and the retried files.
 func RunSummary(title string, rows []SummaryRow) string {
 	var b strings.Builder
 	passed := 0
+	var flaky []SummaryRow
 	for _, r := range rows {
 		if r.Status == "PASS" {
 			passed++
 		}
+		if r.PassedOnAttempt > 0 {
+			flaky = append(flaky, r)
+		}
 	}
-	fmt.Fprintf(&b, "### %s: %d/%d passed\n\n", cellEscaper.Replace(title), passed, len(rows))
+	fmt.Fprintf(&b, "### %s: %d/%d passed", cellEscaper.Replace(title), passed, len(rows))
+	if len(flaky) > 0 {
+		fmt.Fprintf(&b, " (%d flaky)", len(flaky))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n")
 	b.WriteString("|---|---|---:|---:|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| `%s` | %s | %d | %.0fs / %.0fs | %s |\n",
-			strings.ReplaceAll(cellEscaper.Replace(r.File), "`", "'"), r.Status, r.Attempts, r.Elapsed, r.EstTime, cellEscaper.Replace(r.Detail))
+		status := r.Status
+		if r.PassedOnAttempt > 0 {
+			status = fmt.Sprintf("FLAKY (passed on attempt %d)", r.PassedOnAttempt)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0fs / %.0fs | %s |\n",
+			codeCell(r.File), status, r.Attempts, r.Elapsed, r.EstTime, cellEscaper.Replace(r.Detail))
+	}
+	if len(flaky) > 0 {
+		fmt.Fprintf(&b, "\n**Flaky %d test(s)** (failed, then passed on a later attempt):\n", len(flaky))
+		for _, r := range flaky {
+			fmt.Fprintf(&b, "- %s: passed on attempt %d; %s\n", codeCell(r.File), r.PassedOnAttempt,
+				cellEscaper.Replace(strings.Join(r.Failures, "; ")))
+		}
 	}
 	var passedOnRetry, stillFailed []string
 	for _, r := range rows {
@@ -58,6 +82,12 @@ func RunSummary(title string, rows []SummaryRow) string {
 	}
 	b.WriteByte('\n')
 	return b.String()
+}
+
+// codeCell writes a file name as inline code that stays in its table cell
+// or list item.
+func codeCell(file string) string {
+	return "`" + strings.ReplaceAll(cellEscaper.Replace(file), "`", "'") + "`"
 }
 
 // AppendStepSummary appends markdown to the step summary file at path.

@@ -57,6 +57,22 @@ func (b *Basis) json() *jsonBasis {
 	return &jsonBasis{Kind: "measured", Timings: b.Path, Measured: b.Measured, Total: b.Total}
 }
 
+// Rerun says that `run --rerun-failed` restricted the plan to the files
+// that did not pass in an earlier run's report. Nil means a plain run, and
+// then nothing about it is printed.
+// Its JSON is the "rerun" key of the plan's JSON.
+type Rerun struct {
+	Path string `json:"report"` // the report, as given
+	// Count files of Total (what the shard selects today) run again.
+	Count int `json:"rerun"`
+	Total int `json:"total"`
+}
+
+// Line says what the rerun keeps, without a newline.
+func (r *Rerun) Line() string {
+	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, r.Path)
+}
+
 // Plan is one suite's run under one policy.
 type Plan struct {
 	Backend         config.Backend
@@ -66,7 +82,10 @@ type Plan struct {
 	Partition       *Partition // nil: the full suite
 	// Basis is set when the partition was balanced on measured timings;
 	// est_time and timeouts stay the declared ones either way.
-	Basis   *Basis
+	Basis *Basis
+	// Rerun is set when --rerun-failed kept only some of the shard's tests
+	// (Enabled holds those).
+	Rerun   *Rerun
 	Enabled []registry.Registration
 	Skipped []registry.Registration
 }
@@ -97,6 +116,9 @@ func (p *Plan) WriteText(w io.Writer) error {
 	if p.Basis != nil {
 		fmt.Fprintf(&b, "%s\n", p.Basis.Line())
 	}
+	if p.Rerun != nil {
+		fmt.Fprintf(&b, "%s\n", p.Rerun.Line())
+	}
 
 	if len(p.Skipped) > 0 {
 		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
@@ -106,10 +128,13 @@ func (p *Plan) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
-	if len(p.Enabled) == 0 {
+	switch {
+	case len(p.Enabled) == 0 && p.Rerun != nil && p.Rerun.Total > 0:
+		fmt.Fprintf(&b, "Nothing to rerun: every selected test passed in %s\n", p.Rerun.Path)
+	case len(p.Enabled) == 0:
 		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite, p.Policy.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Enabled), Seconds(EstTotal(p.Enabled)))
 		for _, t := range p.Enabled {
 			suffix := ""
@@ -167,6 +192,7 @@ type jsonPlan struct {
 	ContinueOnError bool                    `json:"continue_on_error"`
 	Partition       *Partition              `json:"partition"`
 	Basis           *jsonBasis              `json:"basis,omitempty"`
+	Rerun           *Rerun                  `json:"rerun,omitempty"`
 	Enabled         []registry.Registration `json:"enabled"`
 	Skipped         []registry.Registration `json:"skipped"`
 }
@@ -183,6 +209,7 @@ func (p *Plan) WriteJSON(w io.Writer) error {
 		ContinueOnError: p.ContinueOnError,
 		Partition:       p.Partition,
 		Basis:           p.Basis.json(),
+		Rerun:           p.Rerun,
 		Enabled:         jsonRegs(p.Enabled),
 		Skipped:         jsonRegs(p.Skipped),
 	})

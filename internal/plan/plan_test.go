@@ -73,6 +73,29 @@ func TestPlanWriteText_Exactly(t *testing.T) {
 				"No tests found for hw=CPU, suite=s, cadence=regular\n" +
 				"This is expected during incremental migration. Skipping.\n\n",
 		},
+		{
+			name: "a rerun after the timings line",
+			plan: Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
+				Partition: &Partition{ID: 0, Size: 2}, Basis: &Basis{Path: "t.json", Measured: 1, Total: 4},
+				Rerun:   &Rerun{Path: "r.json", Count: 1, Total: 2},
+				Enabled: []registry.Registration{{File: "b.py", EstTime: 2}}},
+			want: "\n" + rule + "\n" +
+				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: 1/2 (0-based id=0)\n" +
+				rule + "\n" +
+				"Sharded by measured timings from t.json (1 of 4 files measured)\n" +
+				"Rerunning 1 of 2 file(s) that did not pass in r.json\n" +
+				"Enabled 1 test(s) (est total 2s):\n  - b.py (est_time=2.0s)\n\n",
+		},
+		{
+			name: "a rerun with nothing to rerun",
+			plan: Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
+				Rerun: &Rerun{Path: "r.json", Count: 0, Total: 2}},
+			want: "\n" + rule + "\n" +
+				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: full\n" +
+				rule + "\n" +
+				"Rerunning 0 of 2 file(s) that did not pass in r.json\n" +
+				"Nothing to rerun: every selected test passed in r.json\n\n",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +142,18 @@ func TestWriteText_DisabledReasonsStayOnTheirLine(t *testing.T) {
 	for _, line := range strings.Split(b.String(), "\n") {
 		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
 	}
+}
+
+func TestPlanWriteJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
+	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"}}
+	var b bytes.Buffer
+	require.NoError(t, p.WriteJSON(&b))
+	assert.NotContains(t, b.String(), `"rerun"`)
+
+	p.Rerun = &Rerun{Path: "r.json", Count: 1, Total: 3}
+	b.Reset()
+	require.NoError(t, p.WriteJSON(&b))
+	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3}`)
 }
 
 func TestViewWriteJSON_HasTheSpecKeys(t *testing.T) {

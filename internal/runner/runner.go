@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/report"
 )
 
 // File is one planned test file.
@@ -34,17 +36,18 @@ type LogGroups interface {
 	AttemptSummary(i, n int, file, status string, elapsed time.Duration, exitCode, timeoutAfter *int, retryOf int)
 }
 
-// Status is the outcome of an attempt or a file.
-type Status string
+// Status is the outcome of an attempt or a file; the report a run fills
+// owns the names.
+type Status = report.Status
 
-// Statuses. NotRun is a file after the first failure of a fast-failing
-// run; Interrupted is the file a signal stopped.
+// The statuses of package report, under the names the runner has always
+// used.
 const (
-	Pass        Status = "PASS"
-	Fail        Status = "FAIL"
-	Timeout     Status = "TIMEOUT"
-	NotRun      Status = "NOT RUN"
-	Interrupted Status = "INTERRUPTED"
+	Pass        = report.Pass
+	Fail        = report.Fail
+	Timeout     = report.Timeout
+	NotRun      = report.NotRun
+	Interrupted = report.Interrupted
 )
 
 // Attempt is one run of a file.
@@ -56,6 +59,9 @@ type Attempt struct {
 	TimeoutAfter int    // seconds, TIMEOUT only
 	StartError   string // the child could not be started
 	RetryReason  string // the classification of a FAIL's output, when retries are on
+	// Output is the last bytes (up to TailSize) of the attempt's output
+	// when it was captured (with retries on), else nil.
+	Output []byte
 }
 
 // FileResult is the outcome of one planned file.
@@ -64,9 +70,6 @@ type FileResult struct {
 	EstTime  float64
 	Status   Status
 	Attempts []Attempt
-	// Output is the last bytes (up to TailSize) of the last attempt's
-	// output when it was captured (with retries on), else nil.
-	Output []byte
 	// RecordPath is the merged metric record of the passing attempt, ""
 	// when there is none.
 	RecordPath string
@@ -91,20 +94,30 @@ func (r *FileResult) Elapsed() time.Duration {
 
 // Reason says why a file did not pass, as the summary lists it.
 func (r *FileResult) Reason() string {
-	last := r.Last()
 	switch {
-	case r.Status == Timeout:
-		return fmt.Sprintf("timeout after %ds", last.TimeoutAfter)
 	case r.Status == Interrupted:
 		return "interrupted"
 	case r.Status == NotRun:
 		return "not run: an earlier file failed"
-	case last.StartError != "":
-		return "could not start: " + last.StartError
-	case last.ExitCode != nil:
-		return fmt.Sprintf("exit code %d", *last.ExitCode)
 	case len(r.Attempts) == 0 && r.Status == Fail:
 		return "no attempt allowed by --max-attempts"
+	}
+	return r.Last().Reason()
+}
+
+// Reason says why an attempt did not pass ("" for a PASS).
+func (a Attempt) Reason() string {
+	switch {
+	case a.Status == Pass:
+		return ""
+	case a.Status == Timeout:
+		return fmt.Sprintf("timeout after %ds", a.TimeoutAfter)
+	case a.Status == Interrupted:
+		return "interrupted"
+	case a.StartError != "":
+		return "could not start: " + a.StartError
+	case a.ExitCode != nil:
+		return fmt.Sprintf("exit code %d", *a.ExitCode)
 	}
 	return ""
 }
@@ -341,7 +354,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			r.printf("\n")
 		}
 		if tail != nil {
-			res.Output = tail.Bytes()
+			att.Output = tail.Bytes()
 		}
 		r.printf(".\n.\nEnd (%d/%d):\n%s elapsed=%.0fs est_time=%s\n.\n.\n\n", i, r.n-1, res.File, att.Elapsed.Seconds(), fmtEst(res.EstTime))
 
@@ -521,7 +534,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 // Bytes returns a copy of the kept bytes, oldest first.
 func (t *tailBuffer) Bytes() []byte {
 	if !t.full {
-		return append([]byte(nil), t.buf[:t.pos]...)
+		// Never nil: captured but empty output is still captured.
+		return append([]byte{}, t.buf[:t.pos]...)
 	}
 	out := make([]byte, 0, t.size)
 	out = append(out, t.buf[t.pos:]...)

@@ -291,8 +291,8 @@ sys.exit(1)
 	assert.True(t, bytes.Equal(want, got[i:i+len(want)]), "output differs")
 	assert.Equal(t, Fail, rep.Files[0].Status)
 	assert.Equal(t, "unknown failure type", rep.Files[0].Attempts[0].RetryReason)
-	assert.Len(t, rep.Files[0].Output, TailSize)
-	assert.True(t, bytes.HasSuffix(rep.Files[0].Output, []byte("no newline at the end")))
+	assert.Len(t, rep.Files[0].Last().Output, TailSize)
+	assert.True(t, bytes.HasSuffix(rep.Files[0].Last().Output, []byte("no newline at the end")))
 }
 
 func TestRun_GateRecordDirPerAttemptAndMergedAfterPass(t *testing.T) {

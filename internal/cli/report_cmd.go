@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/report"
+)
+
+// ReportMergeOptions are the flags of `miles-ci report merge`.
+type ReportMergeOptions struct {
+	Inputs []string
+	Output string // "" for stdout
+}
+
+// ReportSummaryOptions are the flags of `miles-ci report summary`.
+type ReportSummaryOptions struct {
+	Input    string
+	JUnitXML string // "" for none
+}
+
+// NewCmdReport builds `miles-ci report`, the home of commands on the JSON
+// reports that `run --json-report` writes (package report owns them).
+func NewCmdReport(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Work with run reports (merge a suite's shard reports, summarize one)",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil))
+	return cmd
+}
+
+// NewCmdReportMerge builds `miles-ci report merge`.
+func NewCmdReportMerge(f *Factory, runF func(*ReportMergeOptions) error) *cobra.Command {
+	opts := &ReportMergeOptions{}
+	cmd := &cobra.Command{
+		Use:   "merge REPORT... [-o OUT]",
+		Short: "Merge one suite's reports; a later report's entry wins for the same file",
+		Long: `Merge the JSON reports that the shards of one suite wrote with --json-report,
+and those of their --rerun-failed reruns, into the suite's report. Files come in
+the order of the reports given; a file listed by several reports takes its entry
+from the last one, and its attempts add up, so a file that failed in a shard and
+passed in its rerun is flaky. The merged report passed when every file passed.
+Reports of different suites are an error. Without -o it goes to stdout.`,
+		Example: `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if cmd.Flags().Changed("output") && opts.Output == "" {
+				return usageErrorf("--output needs a path, got an empty value")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportMergeRun(f, opts)
+		},
+	}
+	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged report to `OUT` instead of stdout")
+	return cmd
+}
+
+func reportMergeRun(f *Factory, opts *ReportMergeOptions) error {
+	reports := make([]*report.Report, len(opts.Inputs))
+	for i, path := range opts.Inputs {
+		r, err := report.Read(path)
+		if err != nil {
+			return err
+		}
+		reports[i] = r
+	}
+	merged, err := report.Merge(reports...)
+	if err != nil {
+		return err
+	}
+	if opts.Output != "" {
+		if err := report.Write(opts.Output, merged); err != nil {
+			return fmt.Errorf("write report %q: %w", opts.Output, err)
+		}
+		return nil
+	}
+	data, err := report.Marshal(merged)
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	_, err = f.Out.Write(data)
+	return err
+}
+
+// NewCmdReportSummary builds `miles-ci report summary`.
+func NewCmdReportSummary(f *Factory, runF func(*ReportSummaryOptions) error) *cobra.Command {
+	opts := &ReportSummaryOptions{}
+	cmd := &cobra.Command{
+		Use:   "summary REPORT [--junit-xml OUT.xml]",
+		Short: "Print a report as the Markdown table of the step summary",
+		Long: `Print the Markdown that run appends to GITHUB_STEP_SUMMARY, for any report
+(a merged suite report gives the whole suite in one table): every file with its
+status, attempts and time, then the flaky and the retried files. --junit-xml also
+writes the report as JUnit XML.`,
+		Example: `  miles-ci report summary suite.json --junit-xml suite.xml >> "$GITHUB_STEP_SUMMARY"`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			opts.Input = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportSummaryRun(f, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.JUnitXML, "junit-xml", "", "also write the report as JUnit XML to `PATH`")
+	return cmd
+}
+
+func reportSummaryRun(f *Factory, opts *ReportSummaryOptions) error {
+	r, err := report.Read(opts.Input)
+	if err != nil {
+		return err
+	}
+	if opts.JUnitXML != "" {
+		if err := report.WriteJUnit(opts.JUnitXML, r); err != nil {
+			return fmt.Errorf("write JUnit report %q: %w", opts.JUnitXML, err)
+		}
+	}
+	_, err = fmt.Fprint(f.Out, report.StepSummary(r))
+	return err
+}

@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// reportSuite is the suite of the repositories below: one GPU stage of the
+// default configuration, selected with --labels run-ci-fsdp.
+const reportSuite = "stage-b-2-gpu-h200"
+
+// gpuTest is a test file of reportSuite. Each run appends the file's name
+// to ran.log in the repository root (the children's working directory), so
+// a test can tell exactly what ran; body decides the outcome.
+func gpuTest(name, body string) string {
+	return `def register_cuda_ci(**kw): pass
+register_cuda_ci(est_time=1, suite="` + reportSuite + `", labels=["fsdp"])
+import os, sys
+with open("ran.log", "a") as log:
+    log.write(` + "'" + name + `\n')
+` + body
+}
+
+// passOnceFixed fails until the file fixed.marker exists in the root.
+const passOnceFixed = `if not os.path.exists("fixed.marker"):
+    print("AssertionError: loss 2.0 not less than 1.0")
+    sys.exit(4)
+print("fixed")
+`
+
+func needPython3(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+}
+
+// miles runs miles-ci in process on root and returns the exit status and
+// both streams.
+func miles(t *testing.T, root string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	f, out, errOut := execFactory(root, env)
+	code := Main(append([]string{"--root", root}, args...), f)
+	return code, out.String(), errOut.String()
+}
+
+func ranLog(t *testing.T, root string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "ran.log"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	return strings.Fields(string(data))
+}
+
+func runArgs(extra ...string) []string {
+	return append([]string{"run", "--hw", "cuda", "--suite", reportSuite, "--labels", "run-ci-fsdp"}, extra...)
+}
+
+type junitDoc struct {
+	Suites []struct {
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+			Flaky   []struct {
+				Message   string `xml:"message,attr"`
+				Type      string `xml:"type,attr"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"flakyFailure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// readDoc decodes the file at path with unmarshal (xml or json).
+func readDoc[T any](t *testing.T, path string, unmarshal func([]byte, any) error) T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc T
+	require.NoError(t, unmarshal(data, &doc), string(data))
+	return doc
+}
+
+func readJUnit(t *testing.T, path string) junitDoc {
+	t.Helper()
+	doc := readDoc[junitDoc](t, path, xml.Unmarshal)
+	require.Len(t, doc.Suites, 1)
+	return doc
+}
+
+type jsonReportDoc struct {
+	Version int  `json:"version"`
+	Passed  bool `json:"passed"`
+	Files   []struct {
+		File           string `json:"file"`
+		Status         string `json:"status"`
+		Flaky          bool   `json:"flaky"`
+		Attempts       int    `json:"attempts"`
+		AttemptsDetail []struct {
+			Attempt    int     `json:"attempt"`
+			Status     string  `json:"status"`
+			ExitCode   *int    `json:"exit_code"`
+			Reason     string  `json:"reason"`
+			OutputTail *string `json:"output_tail"`
+		} `json:"attempts_detail"`
+	} `json:"files"`
+}
+
+func readJSONReport(t *testing.T, path string) jsonReportDoc {
+	t.Helper()
+	return readDoc[jsonReportDoc](t, path, json.Unmarshal)
+}
+
+func TestRun_AFileThatFailsOnceThenPassesIsFlakyInEveryReport(t *testing.T) {
+	needPython3(t)
+	// The first attempt creates the marker and fails with a retriable
+	// assertion; the second finds it and passes.
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_flaky.py": gpuTest("flaky", `if not os.path.exists("flaky.marker"):
+    open("flaky.marker", "w").close()
+    print("AssertionError: score 0.5 not greater than 0.9")
+    sys.exit(1)
+print("passed this time")
+`),
+		"tests/e2e/test_steady.py": gpuTest("steady", ""),
+	})
+	out := t.TempDir()
+	summary := filepath.Join(out, "summary.md")
+	jsonPath, junitPath := filepath.Join(out, "r.json"), filepath.Join(out, "r.xml")
+	code, stdout, stderr := miles(t, root, map[string]string{"GITHUB_STEP_SUMMARY": summary},
+		runArgs("--enable-retry", "--retry-wait-seconds", "0", "--json-report", jsonPath, "--junit-xml", junitPath)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"flaky", "flaky", "steady"}, ranLog(t, root))
+	assert.Contains(t, stdout, "Test Summary: 2/2 passed\n", "the Python-compatible summary is unchanged")
+	assert.NotContains(t, stdout, "FLAKY")
+
+	rep := readJSONReport(t, jsonPath)
+	assert.True(t, rep.Passed)
+	f := rep.Files[0]
+	assert.Equal(t, "tests/e2e/test_flaky.py", f.File)
+	assert.Equal(t, "PASS", f.Status)
+	assert.True(t, f.Flaky)
+	require.Len(t, f.AttemptsDetail, 2)
+	assert.Equal(t, "FAIL", f.AttemptsDetail[0].Status)
+	assert.Equal(t, "exit code 1", f.AttemptsDetail[0].Reason)
+	require.NotNil(t, f.AttemptsDetail[0].OutputTail)
+	assert.Contains(t, *f.AttemptsDetail[0].OutputTail, "AssertionError: score 0.5 not greater than 0.9")
+	assert.Equal(t, "PASS", f.AttemptsDetail[1].Status)
+	assert.False(t, rep.Files[1].Flaky)
+
+	junit := readJUnit(t, junitPath)
+	assert.Equal(t, 0, junit.Suites[0].Failures)
+	c := junit.Suites[0].Cases[0]
+	assert.Equal(t, "tests/e2e/test_flaky.py", c.Name)
+	assert.Nil(t, c.Failure, "a flaky testcase passes")
+	require.Len(t, c.Flaky, 1)
+	assert.Equal(t, "exit code 1", c.Flaky[0].Message)
+	assert.Equal(t, "FAIL", c.Flaky[0].Type)
+	assert.Contains(t, c.Flaky[0].SystemOut, "not greater than 0.9")
+	assert.Empty(t, junit.Suites[0].Cases[1].Flaky)
+
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| `tests/e2e/test_flaky.py` | FLAKY (passed on attempt 2) | 2 |")
+	assert.Contains(t, string(md), "**Flaky 1 test(s)**")
+	assert.Contains(t, string(md), "- `tests/e2e/test_flaky.py`: passed on attempt 2; attempt 1: exit code 1\n")
+}
+
+func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testing.T) {
+	needPython3(t)
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_a.py":     gpuTest("a", ""),
+		"tests/e2e/test_b.py":     gpuTest("b", passOnceFixed),
+		"tests/e2e/test_c.py":     gpuTest("c", ""),
+		"tests/e2e/test_later.py": gpuTest("later", ""),
+	})
+	// test_later.py is in another suite: today's selection, not the
+	// report, decides what there is to rerun.
+	require.NoError(t, os.WriteFile(filepath.Join(root, "tests/e2e/test_later.py"),
+		[]byte(strings.Replace(gpuTest("later", ""), reportSuite, "stage-c-2-gpu-h200", 1)), 0o644))
+	out := t.TempDir()
+	first, rerun := filepath.Join(out, "first.json"), filepath.Join(out, "rerun.json")
+
+	code, _, stderr := miles(t, root, nil, runArgs("--continue-on-error", "--json-report", first)...)
+	require.Equal(t, 1, code, stderr)
+	assert.Equal(t, []string{"a", "b", "c"}, ranLog(t, root))
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "fixed.marker"), nil, 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "ran.log")))
+	code, stdout, stderr := miles(t, root, nil, runArgs("--rerun-failed", first, "--json-report", rerun)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"b"}, ranLog(t, root), "only the file that failed runs again")
+	header := "Partition: full\n" + strings.Repeat("=", 60) + "\n"
+	assert.Contains(t, stdout, header+"Rerunning 1 of 3 file(s) that did not pass in "+first+"\n"+
+		"Enabled 1 test(s) (est total 1s):\n  - tests/e2e/test_b.py (est_time=1.0s)\n")
+
+	merged, junitPath := filepath.Join(out, "suite.json"), filepath.Join(out, "suite.xml")
+	code, stdout, stderr = miles(t, root, nil, "report", "merge", first, rerun, "-o", merged)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout)
+	rep := readJSONReport(t, merged)
+	assert.True(t, rep.Passed, "every file passed in its last report")
+	var files []string
+	for _, f := range rep.Files {
+		files = append(files, f.File+" "+f.Status)
+	}
+	assert.Equal(t, []string{"tests/e2e/test_a.py PASS", "tests/e2e/test_b.py PASS", "tests/e2e/test_c.py PASS"}, files)
+	assert.True(t, rep.Files[1].Flaky, "failed in the first job, passed in its rerun")
+	assert.Equal(t, 2, rep.Files[1].Attempts)
+	code, stdout, _ = miles(t, root, nil, "report", "merge", first, rerun)
+	require.Equal(t, 0, code)
+	written, err := os.ReadFile(merged)
+	require.NoError(t, err)
+	assert.Equal(t, string(written), stdout, "without -o the same document goes to stdout")
+
+	code, stdout, stderr = miles(t, root, nil, "report", "summary", merged, "--junit-xml", junitPath)
+	require.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "### CUDA "+reportSuite+": 3/3 passed (1 flaky)\n"), stdout)
+	assert.Contains(t, stdout, "| `tests/e2e/test_a.py` | PASS | 1 |")
+	assert.Contains(t, stdout, "| `tests/e2e/test_b.py` | FLAKY (passed on attempt 2) | 2 |")
+	assert.Contains(t, stdout, "| `tests/e2e/test_c.py` | PASS | 1 |")
+	junit := readJUnit(t, junitPath)
+	assert.Len(t, junit.Suites[0].Cases, 3)
+	assert.Equal(t, 0, junit.Suites[0].Failures)
+	assert.Len(t, junit.Suites[0].Cases[1].Flaky, 1)
+
+	// The suite passed: a further rerun has nothing to do.
+	require.NoError(t, os.Remove(filepath.Join(root, "ran.log")))
+	code, stdout, stderr = miles(t, root, nil, runArgs("--rerun-failed", merged)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Nil(t, ranLog(t, root))
+	assert.Contains(t, stdout, "Rerunning 0 of 3 file(s) that did not pass in "+merged+"\n"+
+		"Nothing to rerun: every selected test passed in "+merged+"\n\nNo tests to run. Exiting with success.\n")
+}
+
+func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
+	needPython3(t)
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_a.py": gpuTest("a", ""),
+		"tests/e2e/test_b.py": gpuTest("b", ""),
+	})
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	good := `{"version": 1, "suite": "` + reportSuite + `", "backend": "cuda", "passed": false, "files": [` +
+		`{"file": "tests/e2e/test_a.py", "status": "FAIL"}]}`
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(dir, "missing.json"), `error: read report "DIR/missing.json": open: no such file or directory`},
+		{"truncated", write("truncated.json", good[:len(good)/2]), `error: read report "DIR/truncated.json": invalid JSON: unexpected end of JSON input`},
+		{"wrong version", write("v9.json", strings.Replace(good, `"version": 1`, `"version": 9`, 1)), `error: read report "DIR/v9.json": unsupported version 9; expected 1`},
+		{"directory", dir, `error: read report "DIR": read: is a directory`},
+		{"another suite", write("suite.json", strings.Replace(good, reportSuite, "stage-c-2-gpu-h200", 1)),
+			`error: report "DIR/suite.json" is of suite "stage-c-2-gpu-h200" (cuda), not "` + reportSuite + `" (cuda)`},
+		{"another backend", write("rocm.json", strings.Replace(good, `"cuda"`, `"rocm"`, 1)),
+			`error: report "DIR/rocm.json" is of suite "` + reportSuite + `" (rocm), not "` + reportSuite + `" (cuda)`},
+		{"another shard", write("shard.json", strings.Replace(good, "test_a.py", "test_z.py", 1)),
+			`error: report "DIR/shard.json" lists none of the 2 file(s) this run selects; is it the report of another shard?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := miles(t, root, nil, runArgs("--rerun-failed", tt.path)...)
+			assert.Equal(t, 1, code)
+			assert.Equal(t, tt.want+"\n", strings.ReplaceAll(stderr, dir, "DIR"))
+			assert.Nil(t, ranLog(t, root), "nothing ran")
+		})
+	}
+
+	code, _, stderr := miles(t, root, nil, runArgs("--rerun-failed=")...)
+	assert.Equal(t, 2, code, "an empty path is a usage error")
+	assert.Contains(t, stderr, "--rerun-failed needs a path, got an empty value")
+}
+
+func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, suite string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(`{"version": 1, "suite": "`+suite+`", "backend": "cuda", "files": []}`), 0o644))
+		return p
+	}
+	a, b := write("a.json", "s"), write("b.json", "t")
+	out := filepath.Join(dir, "out.json")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"suites differ", []string{"report", "merge", a, b, "-o", out}, 1,
+			`error: report "DIR/b.json" is of suite "t" (cuda), not "s" (cuda) as "DIR/a.json" is`},
+		{"missing input", []string{"report", "merge", a, filepath.Join(dir, "none.json")}, 1,
+			`error: read report "DIR/none.json": open: no such file or directory`},
+		{"no input", []string{"report", "merge"}, 2, "miles-ci: requires at least 1 arg(s), only received 0"},
+		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "miles-ci: --output needs a path, got an empty value"},
+		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": read: is a directory`},
+		{"summary of two", []string{"report", "summary", a, b}, 2, "miles-ci: accepts 1 arg(s), received 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, stdout, stderr := suitesFactory(dir, nil)
+			assert.Equal(t, tt.code, Main(tt.args, f))
+			assert.Empty(t, stdout.String())
+			assert.Equal(t, tt.want, strings.ReplaceAll(strings.SplitN(stderr.String(), "\n", 2)[0], dir, "DIR"))
+		})
+	}
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "nothing written")
+}
+
+func TestNewCmdReport_ParsesArgumentsIntoOptions(t *testing.T) {
+	f, _, _ := suitesFactory(".", nil)
+	var merge *ReportMergeOptions
+	cmd := NewCmdReportMerge(f, func(o *ReportMergeOptions) error { merge = o; return nil })
+	cmd.SetArgs([]string{"a.json", "b.json", "-o", "suite.json"})
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, &ReportMergeOptions{Inputs: []string{"a.json", "b.json"}, Output: "suite.json"}, merge)
+
+	var summary *ReportSummaryOptions
+	cmd = NewCmdReportSummary(f, func(o *ReportSummaryOptions) error { summary = o; return nil })
+	cmd.SetArgs([]string{"suite.json", "--junit-xml", "suite.xml"})
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, &ReportSummaryOptions{Input: "suite.json", JUnitXML: "suite.xml"}, summary)
+}

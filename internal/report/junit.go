@@ -1,0 +1,118 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+)
+
+// JUnit XML, as the test-report readers of Jenkins, GitLab and GitHub
+// actions read it: one <testsuite> named after the suite, one
+// <testcase classname=SUITE name=FILE time=SECONDS> per planned file.
+// A file that did not pass has a <failure> (FAIL, TIMEOUT, INTERRUPTED;
+// message = the reason, type = the status) or a <skipped> (NOT RUN). A
+// flaky file passes and carries one <flakyFailure> per failed attempt,
+// as Maven Surefire writes a test that passed on a rerun: message, type
+// and time of that attempt, and its captured output tail in <system-out>.
+// The testcase's own <system-out> is the last attempt's captured output.
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	ClassName string         `xml:"classname,attr"`
+	Name      string         `xml:"name,attr"`
+	Time      string         `xml:"time,attr"`
+	Failure   *junitMessage  `xml:"failure,omitempty"`
+	Skipped   *junitMessage  `xml:"skipped,omitempty"`
+	Flaky     []junitAttempt `xml:"flakyFailure"`
+	SystemOut *junitText     `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+}
+
+// junitAttempt is one failed attempt of a test that passed later.
+type junitAttempt struct {
+	Message   string     `xml:"message,attr"`
+	Type      string     `xml:"type,attr"`
+	Time      string     `xml:"time,attr"`
+	SystemOut *junitText `xml:"system-out,omitempty"`
+}
+
+type junitText struct {
+	Text string `xml:",chardata"`
+}
+
+func junitTime(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// output returns the <system-out> of a captured tail, nil for none.
+// encoding/xml replaces what XML cannot hold (invalid UTF-8, control
+// characters) with U+FFFD.
+func output(tail *string) *junitText {
+	if tail == nil {
+		return nil
+	}
+	return &junitText{Text: *tail}
+}
+
+// MarshalJUnit returns the JUnit XML document of r.
+func MarshalJUnit(r *Report) ([]byte, error) {
+	s := junitSuite{Name: r.Suite, Time: junitTime(r.Elapsed)}
+	for i := range r.Files {
+		f := &r.Files[i]
+		c := junitCase{ClassName: r.Suite, Name: f.File, Time: junitTime(f.Elapsed)}
+		switch f.Status {
+		case Pass:
+			for _, a := range f.AttemptsDetail {
+				if a.Status.failed() {
+					c.Flaky = append(c.Flaky, junitAttempt{Message: a.Reason, Type: string(a.Status),
+						Time: junitTime(a.Elapsed), SystemOut: output(a.OutputTail)})
+				}
+			}
+		case NotRun:
+			c.Skipped = &junitMessage{Message: f.Reason}
+			s.Skipped++
+		default:
+			c.Failure = &junitMessage{Message: f.Reason, Type: string(f.Status)}
+			s.Failures++
+		}
+		if last, ok := f.LastAttempt(); ok {
+			c.SystemOut = output(last.OutputTail)
+		}
+		s.Cases = append(s.Cases, c)
+		s.Tests++
+	}
+	doc := junitSuites{Name: "miles-ci", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: s.Time, Suites: []junitSuite{s}}
+	var buf bytes.Buffer
+	buf.WriteString(xml.Header)
+	enc := xml.NewEncoder(&buf)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// WriteJUnit writes the JUnit XML document of r to path, whole or not at
+// all.
+func WriteJUnit(path string, r *Report) error { return writeWith(path, r, MarshalJUnit) }

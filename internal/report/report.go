@@ -1,0 +1,335 @@
+// Package report owns the JSON report of a GPU run, the document that
+// `miles-ci run --json-report` writes: its format, reading and checking one,
+// merging a suite's shard reports into one, choosing the files a rerun
+// needs, and rendering a report as JUnit XML, as the step-summary Markdown
+// and as measured timings. Package runner fills a Report; nothing here runs
+// a process.
+//
+// The document (version 1):
+//
+//	{"version": 1, "suite": S, "backend": B, "passed": bool, "interrupted": bool,
+//	 "elapsed": seconds,
+//	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
+//	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
+//	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
+//	            "est_time", "reason": "" | "exit code 3" | "timeout after 60s" | ...,
+//	            "attempts_detail": [{"attempt", "status", "elapsed", "exit_code",
+//	                                 "timed_out", "timeout_after", "reason",
+//	                                 "output_tail": string|null}...]}...]}
+//
+// "flaky" and "attempts_detail" were added without changing the meaning of
+// any earlier key (a flaky file's status is still PASS, its "attempts" and
+// "elapsed" still count every attempt), so a reader of the first shape reads
+// the second correctly and the version stays 1.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+)
+
+// Version is the only version of the document.
+const Version = 1
+
+// Status is the outcome of a file or of one attempt.
+type Status string
+
+// Statuses. NotRun is a file after the first failure of a fast-failing run
+// (or after an interrupt); Interrupted is the file a signal stopped.
+const (
+	Pass        Status = "PASS"
+	Fail        Status = "FAIL"
+	Timeout     Status = "TIMEOUT"
+	NotRun      Status = "NOT RUN"
+	Interrupted Status = "INTERRUPTED"
+)
+
+var statuses = []Status{Pass, Fail, Timeout, NotRun, Interrupted}
+
+// failed reports whether an attempt with status s was a test failure: an
+// interrupt or a file never run says nothing about the test.
+func (s Status) failed() bool { return s == Fail || s == Timeout }
+
+// Report is the outcome of one run of a suite (or of several, merged).
+type Report struct {
+	Version     int     `json:"version"`
+	Suite       string  `json:"suite"`
+	Backend     string  `json:"backend"`
+	Passed      bool    `json:"passed"`
+	Interrupted bool    `json:"interrupted"`
+	Elapsed     float64 `json:"elapsed"`
+	Files       []File  `json:"files"`
+
+	// path is the file the report was read from, for messages.
+	path string
+}
+
+// File is the outcome of one planned file. The top-level fields describe
+// the last attempt; AttemptsDetail lists every attempt in order.
+type File struct {
+	File string `json:"file"`
+	// Status is PASS for a flaky file too: it passed.
+	Status Status `json:"status"`
+	// Flaky is set when an attempt failed (FAIL or TIMEOUT) and a later
+	// one passed.
+	Flaky          bool      `json:"flaky"`
+	Attempts       int       `json:"attempts"`
+	Elapsed        float64   `json:"elapsed"`
+	ExitCode       *int      `json:"exit_code"`
+	TimedOut       bool      `json:"timed_out"`
+	TimeoutAfter   *int      `json:"timeout_after"`
+	EstTime        EstTime   `json:"est_time"`
+	Reason         string    `json:"reason"`
+	AttemptsDetail []Attempt `json:"attempts_detail"`
+}
+
+// Attempt is one run of a file.
+type Attempt struct {
+	Attempt      int     `json:"attempt"` // 1-based
+	Status       Status  `json:"status"`
+	Elapsed      float64 `json:"elapsed"`
+	ExitCode     *int    `json:"exit_code"`
+	TimedOut     bool    `json:"timed_out"`
+	TimeoutAfter *int    `json:"timeout_after"`
+	Reason       string  `json:"reason"` // "" for a PASS
+	// OutputTail is the end (at most 64 KiB) of the attempt's combined
+	// output when it was captured (with --enable-retry), else nil.
+	OutputTail *string `json:"output_tail"`
+}
+
+// EstTime is a declared est_time. Python accepts 1e999 (infinity); it is
+// written as that number and read back as infinity.
+type EstTime float64
+
+// MarshalJSON implements json.Marshaler.
+func (e EstTime) MarshalJSON() ([]byte, error) {
+	return pyfmt.AppendJSONFloat(nil, float64(e)), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler; encoding/json itself refuses
+// a number out of float64's range.
+func (e *EstTime) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		// What MarshalJSON writes for NaN, which no Python literal makes.
+		*e = EstTime(math.NaN())
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(data), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("est_time is %s; expected a number", data)
+	}
+	*e = EstTime(v)
+	return nil
+}
+
+// Seconds rounds a duration in seconds to milliseconds, the precision of
+// every elapsed time in a report.
+func Seconds(s float64) float64 { return math.Round(s*1000) / 1000 }
+
+// LastAttempt returns the last attempt, if the report lists any.
+func (f *File) LastAttempt() (Attempt, bool) {
+	if len(f.AttemptsDetail) == 0 {
+		return Attempt{}, false
+	}
+	return f.AttemptsDetail[len(f.AttemptsDetail)-1], true
+}
+
+// Finish sets the fields that follow from the files: Flaky of every file
+// (from its attempts) and the report's Passed.
+func (r *Report) Finish() {
+	r.Version = Version
+	passed := !r.Interrupted
+	for i := range r.Files {
+		f := &r.Files[i]
+		if f.Status != Pass {
+			passed = false
+			f.Flaky = false
+			continue
+		}
+		for _, a := range f.AttemptsDetail {
+			if a.Status.failed() {
+				f.Flaky = true
+			}
+		}
+	}
+	r.Passed = passed
+}
+
+// Marshal returns the document of r, indented, ending in a newline.
+func Marshal(r *Report) ([]byte, error) {
+	// Empty lists are written as [], never null, so readers need no
+	// special case.
+	doc := *r
+	doc.Files = make([]File, len(r.Files))
+	for i, f := range r.Files {
+		if f.AttemptsDetail == nil {
+			f.AttemptsDetail = []Attempt{}
+		}
+		doc.Files[i] = f
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Output tails are full of < and >; HTML escapes would only blur them.
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Write writes the document of r to path, whole or not at all.
+func Write(path string, r *Report) error { return writeWith(path, r, Marshal) }
+
+// writeWith writes the rendering of r to path, whole or not at all.
+func writeWith(path string, r *Report, render func(*Report) ([]byte, error)) error {
+	data, err := render(r)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, data)
+}
+
+// Error is a report that cannot be used, naming the file and the problem.
+type Error struct {
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("read report %q: %v", e.Path, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Read reads and checks the report at path. Every error is an *Error.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The path is already in Error's message.
+			err = fmt.Errorf("%s: %w", pe.Op, pe.Err)
+		}
+		return nil, &Error{Path: path, Err: err}
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	r.path = path
+	return r, nil
+}
+
+// Parse reads a report document and checks what the commands rely on: the
+// version, the suite and backend, and a file name and a known status for
+// every file and attempt.
+func Parse(data []byte) (*Report, error) {
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, jsonError(err)
+	}
+	switch {
+	case probe.Version == nil:
+		return nil, fmt.Errorf(`no "version"; expected a report written by miles-ci run --json-report (version %d)`, Version)
+	case *probe.Version != Version:
+		return nil, fmt.Errorf("unsupported version %d; expected %d", *probe.Version, Version)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, jsonError(err)
+	}
+	switch {
+	case r.Suite == "":
+		return nil, errors.New(`no "suite"`)
+	case r.Backend == "":
+		return nil, errors.New(`no "backend"`)
+	case r.Files == nil:
+		return nil, errors.New(`no "files"`)
+	}
+	for i := range r.Files {
+		f := &r.Files[i]
+		if f.File == "" {
+			return nil, fmt.Errorf(`files[%d] has no "file"`, i)
+		}
+		if err := checkStatus(f.Status); err != nil {
+			return nil, fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
+		}
+		for j, a := range f.AttemptsDetail {
+			if err := checkStatus(a.Status); err != nil {
+				return nil, fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
+			}
+		}
+	}
+	return &r, nil
+}
+
+func checkStatus(s Status) error {
+	for _, ok := range statuses {
+		if s == ok {
+			return nil
+		}
+	}
+	names := make([]string, len(statuses))
+	for i, s := range statuses {
+		names[i] = string(s)
+	}
+	return fmt.Errorf("has status %q; expected one of %s", s, strings.Join(names, ", "))
+}
+
+// jsonError says what is wrong with a document encoding/json refused, in
+// the document's terms rather than Go's.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("the document is a JSON %s; expected an object", te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("%q is a JSON %s, which is not its type", te.Field, te.Value)
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	// An error of a field's own decoder (est_time) already says what is
+	// wrong.
+	return err
+}
+
+// SuiteError is a report of another suite or backend than expected.
+type SuiteError struct {
+	Path           string
+	Suite, Backend string // the report's
+	WantSuite      string
+	WantBackend    string
+	// Against names the report the expectation came from ("" for a run).
+	Against string
+}
+
+func (e *SuiteError) Error() string {
+	msg := fmt.Sprintf("report %q is of suite %q (%s), not %q (%s)", e.Path, e.Suite, e.Backend, e.WantSuite, e.WantBackend)
+	if e.Against != "" {
+		msg += fmt.Sprintf(" as %q is", e.Against)
+	}
+	return msg
+}
+
+// CheckSuite returns a *SuiteError unless r is a report of suite on
+// backend.
+func (r *Report) CheckSuite(suite, backend string) error {
+	if r.Suite == suite && r.Backend == backend {
+		return nil
+	}
+	return &SuiteError{Path: r.path, Suite: r.Suite, Backend: r.Backend, WantSuite: suite, WantBackend: backend}
+}
+
+// Path is the file r was read from ("" for a report built in memory).
+func (r *Report) Path() string { return r.path }

@@ -1,0 +1,343 @@
+package report
+
+import (
+	"encoding/xml"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/timings"
+)
+
+func intp(v int) *int       { return &v }
+func strp(s string) *string { return &s }
+func pass(n int, el float64) Attempt {
+	return Attempt{Attempt: n, Status: Pass, Elapsed: el, ExitCode: intp(0)}
+}
+func fail(n int, el float64, code int) Attempt {
+	return Attempt{Attempt: n, Status: Fail, Elapsed: el, ExitCode: intp(code), Reason: "exit code " + string(rune('0'+code))}
+}
+
+// file builds a report entry whose top-level fields follow its attempts,
+// as runner.Document writes them.
+func file(name string, status Status, attempts ...Attempt) File {
+	f := File{File: name, Status: status, Attempts: len(attempts), EstTime: 10, AttemptsDetail: attempts}
+	for _, a := range attempts {
+		f.Elapsed += a.Elapsed
+		f.ExitCode = a.ExitCode
+		f.Reason = a.Reason
+	}
+	if status == NotRun {
+		f.Reason = "not run: an earlier file failed"
+	}
+	return f
+}
+
+func report(suite string, interrupted bool, files ...File) *Report {
+	r := &Report{Suite: suite, Backend: "cuda", Interrupted: interrupted, Elapsed: 1, Files: files}
+	r.Finish()
+	return r
+}
+
+func TestFinish_FlakyIsAPassAfterAFailedAttempt(t *testing.T) {
+	r := report("s", false,
+		file("flaky.py", Pass, fail(1, 5, 1), pass(2, 3)),
+		file("steady.py", Pass, pass(1, 2)),
+		file("broken.py", Fail, fail(1, 1, 1), fail(2, 1, 1)),
+	)
+	assert.True(t, r.Files[0].Flaky)
+	assert.False(t, r.Files[1].Flaky)
+	assert.False(t, r.Files[2].Flaky, "a file that never passed is failed, not flaky")
+	assert.False(t, r.Passed)
+}
+
+func TestMarshalParse_RoundTripKeepsEveryField(t *testing.T) {
+	r := report("s", false, file("flaky.py", Pass, fail(1, 5, 1), pass(2, 3)), file("later.py", NotRun))
+	r.Files[0].AttemptsDetail[0].OutputTail = strp("AssertionError: <score> not greater than 0.9\n")
+	r.Files[0].EstTime = EstTime(math.Inf(1))
+	data, err := Marshal(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"output_tail": "AssertionError: <score> not greater than 0.9\n"`, "no HTML escapes")
+	assert.Contains(t, string(data), `"est_time": 1e999`)
+	assert.Contains(t, string(data), `"attempts_detail": []`, "a file never run has an empty list, not null")
+
+	got, err := Parse(data)
+	require.NoError(t, err)
+	r.Files[1].AttemptsDetail = []Attempt{}
+	assert.Equal(t, r, got)
+}
+
+func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		return p
+	}
+	good := `{"version": 1, "suite": "s", "backend": "cuda", "files": [{"file": "a.py", "status": "PASS"}]}`
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing", filepath.Join(dir, "nope.json"), `read report "DIR/nope.json": open: no such file or directory`},
+		{"directory", dir, `read report "DIR": read: is a directory`},
+		{"truncated", write("trunc.json", good[:40]), `read report "DIR/trunc.json": invalid JSON: unexpected end of JSON input`},
+		{"not JSON", write("text.json", "PASS a.py\n"), `read report "DIR/text.json": invalid JSON: invalid character 'P' looking for beginning of value`},
+		{"wrong version", write("v2.json", strings.Replace(good, `"version": 1`, `"version": 2`, 1)), `read report "DIR/v2.json": unsupported version 2; expected 1`},
+		{"no version", write("nov.json", `{"suite": "s"}`), `read report "DIR/nov.json": no "version"; expected a report written by miles-ci run --json-report (version 1)`},
+		{"timings file", write("timings.json", `{"version": 1, "timings": {"a.py": 3}}`), `read report "DIR/timings.json": no "suite"`},
+		{"array", write("arr.json", `[1]`), `read report "DIR/arr.json": the document is a JSON array; expected an object`},
+		{"bad type", write("type.json", `{"version": 1, "suite": "s", "backend": "cuda", "files": {}}`), `read report "DIR/type.json": "files" is a JSON object, which is not its type`},
+		{"bad status", write("status.json", strings.Replace(good, `"PASS"`, `"OK"`, 1)), `read report "DIR/status.json": files[0] ("a.py") has status "OK"; expected one of PASS, FAIL, TIMEOUT, NOT RUN, INTERRUPTED`},
+		{"bad est_time", write("est.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "est_time": "1"`, 1)), `read report "DIR/est.json": est_time is "1"; expected a number`},
+		{"no file name", write("noname.json", strings.Replace(good, `"a.py"`, `""`, 1)), `read report "DIR/noname.json": files[0] has no "file"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(tt.path)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, strings.ReplaceAll(err.Error(), dir, "DIR"))
+			var re *Error
+			assert.ErrorAs(t, err, &re)
+		})
+	}
+}
+
+func TestCheckSuite_AnotherSuiteOrBackendIsAnError(t *testing.T) {
+	r := report("stage-a", false)
+	r.path = "r.json"
+	assert.NoError(t, r.CheckSuite("stage-a", "cuda"))
+	assert.EqualError(t, r.CheckSuite("stage-b", "cuda"), `report "r.json" is of suite "stage-a" (cuda), not "stage-b" (cuda)`)
+	assert.EqualError(t, r.CheckSuite("stage-a", "rocm"), `report "r.json" is of suite "stage-a" (cuda), not "stage-a" (rocm)`)
+}
+
+func TestMerge_OrderLastWinsAndAttemptsAddUp(t *testing.T) {
+	shard0 := report("s", false,
+		file("a.py", Pass, pass(1, 4)),
+		file("b.py", Fail, fail(1, 2, 1)),
+		file("c.py", NotRun),
+	)
+	shard1 := report("s", false, file("d.py", Pass, pass(1, 1)))
+	rerun := report("s", false,
+		file("b.py", Pass, pass(1, 3)),
+		file("c.py", Fail, fail(1, 1, 2)),
+	)
+	got, err := Merge(shard0, shard1, rerun)
+	require.NoError(t, err)
+
+	var names []string
+	for _, f := range got.Files {
+		names = append(names, f.File)
+	}
+	assert.Equal(t, []string{"a.py", "b.py", "c.py", "d.py"}, names, "first listing's place, reports in the order given")
+	b := got.Files[1]
+	assert.Equal(t, Pass, b.Status, "the rerun's entry is the final word")
+	assert.True(t, b.Flaky, "failed in the shard, passed in its rerun")
+	assert.Equal(t, 2, b.Attempts)
+	assert.Equal(t, 5.0, b.Elapsed)
+	assert.Equal(t, []int{1, 2}, []int{b.AttemptsDetail[0].Attempt, b.AttemptsDetail[1].Attempt})
+	assert.Equal(t, Fail, got.Files[2].Status)
+	assert.Equal(t, "exit code 2", got.Files[2].Reason)
+	assert.False(t, got.Passed)
+	assert.Equal(t, 3.0, got.Elapsed, "the runs' elapsed times add up")
+	assert.Equal(t, Version, got.Version)
+}
+
+func TestMerge_PassedOnlyWhenEveryFilePassedAndNotRunSaysNothingNew(t *testing.T) {
+	first := report("s", false, file("a.py", Fail, fail(1, 1, 1)), file("b.py", Pass, pass(1, 1)))
+	rerun := report("s", false, file("a.py", Pass, pass(1, 1)), file("b.py", NotRun))
+	got, err := Merge(first, rerun)
+	require.NoError(t, err)
+	assert.True(t, got.Passed)
+	assert.Equal(t, Pass, got.Files[1].Status, "NOT RUN does not replace a file that ran")
+
+	interrupted := report("s", true, file("a.py", Interrupted, Attempt{Attempt: 1, Status: Interrupted}))
+	got, err = Merge(first, interrupted)
+	require.NoError(t, err)
+	assert.True(t, got.Interrupted)
+	assert.False(t, got.Passed)
+}
+
+func TestMerge_ReportsOfAnotherSuiteAreAnError(t *testing.T) {
+	a, b := report("s", false), report("t", false)
+	a.path, b.path = "a.json", "b.json"
+	_, err := Merge(a, b)
+	assert.EqualError(t, err, `report "b.json" is of suite "t" (cuda), not "s" (cuda) as "a.json" is`)
+}
+
+func TestSelectRerun_KeepsWhatTheReportListsAsNotPassed(t *testing.T) {
+	r := report("s", false,
+		file("pass.py", Pass, pass(1, 1)),
+		file("flaky.py", Pass, fail(1, 1, 1), pass(2, 1)),
+		file("fail.py", Fail, fail(1, 1, 1)),
+		file("timeout.py", Timeout, Attempt{Attempt: 1, Status: Timeout}),
+		file("stopped.py", Interrupted, Attempt{Attempt: 1, Status: Interrupted}),
+		file("notrun.py", NotRun),
+		file("twice.py", Pass, pass(1, 1)),
+		file("twice.py", Fail, fail(1, 1, 1)),
+	)
+	planned := []string{"pass.py", "flaky.py", "fail.py", "timeout.py", "stopped.py", "notrun.py", "twice.py", "unlisted.py"}
+	got, err := SelectRerun(r, planned)
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, false, true, true, true, true, true, false}, got.Keep,
+		"a file the report does not list passed in an earlier attempt, as the report of a rerun lists only what it reran")
+	assert.Equal(t, 5, got.Count)
+}
+
+func TestSelectRerun_EverythingPassedOrNothingListedRunsNothing(t *testing.T) {
+	got, err := SelectRerun(report("s", false, file("a.py", Pass, pass(1, 1))), []string{"a.py"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Count)
+
+	got, err = SelectRerun(report("s", false), []string{"a.py"})
+	require.NoError(t, err, "a rerun that had nothing to rerun lists no file")
+	assert.Equal(t, 0, got.Count)
+}
+
+func TestSelectRerun_AReportOfAnotherShardIsAnError(t *testing.T) {
+	r := report("s", false, file("other.py", Fail, fail(1, 1, 1)))
+	r.path = "shard-1.json"
+	_, err := SelectRerun(r, []string{"a.py", "b.py"})
+	assert.EqualError(t, err, `report "shard-1.json" lists none of the 2 file(s) this run selects; is it the report of another shard?`)
+}
+
+func TestMarshalJUnit_FlakyTestcasePassesWithOneFlakyFailurePerFailedAttempt(t *testing.T) {
+	flaky := file("flaky.py", Pass,
+		Attempt{Attempt: 1, Status: Fail, Elapsed: 1.5, ExitCode: intp(1), Reason: "exit code 1", OutputTail: strp("boom 1\n")},
+		Attempt{Attempt: 2, Status: Timeout, Elapsed: 2, TimedOut: true, TimeoutAfter: intp(2), Reason: "timeout after 2s", OutputTail: strp("slow\n")},
+		Attempt{Attempt: 3, Status: Pass, Elapsed: 1, ExitCode: intp(0), OutputTail: strp("ok\n")},
+	)
+	r := report("s", false, flaky, file("bad.py", Fail, fail(1, 1, 3)), file("later.py", NotRun))
+	data, err := MarshalJUnit(r)
+	require.NoError(t, err)
+
+	var doc struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+				Flaky   []struct {
+					Message   string `xml:"message,attr"`
+					Type      string `xml:"type,attr"`
+					Time      string `xml:"time,attr"`
+					SystemOut string `xml:"system-out"`
+				} `xml:"flakyFailure"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	require.Len(t, doc.Suites, 1)
+	s := doc.Suites[0]
+	assert.Equal(t, 3, s.Tests)
+	assert.Equal(t, 1, s.Failures, "a flaky file is not a failure")
+	c := s.Cases[0]
+	assert.Nil(t, c.Failure)
+	require.Len(t, c.Flaky, 2)
+	assert.Equal(t, "exit code 1", c.Flaky[0].Message)
+	assert.Equal(t, "FAIL", c.Flaky[0].Type)
+	assert.Equal(t, "1.500", c.Flaky[0].Time)
+	assert.Equal(t, "boom 1\n", c.Flaky[0].SystemOut)
+	assert.Equal(t, "TIMEOUT", c.Flaky[1].Type)
+	assert.Equal(t, "slow\n", c.Flaky[1].SystemOut)
+	assert.Equal(t, "ok\n", c.SystemOut, "the testcase's own output is the passing attempt's")
+	assert.NotNil(t, s.Cases[1].Failure)
+	assert.Empty(t, s.Cases[1].Flaky)
+}
+
+func TestStepSummary_FlakyStatusAndList(t *testing.T) {
+	r := report("stage-x", false,
+		file("flaky.py", Pass, fail(1, 5, 1), pass(2, 3)),
+		file("ok.py", Pass, pass(1, 2)),
+	)
+	md := StepSummary(r)
+	assert.Equal(t, "### CUDA stage-x: 2/2 passed (1 flaky)\n\n"+
+		"| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n"+
+		"|---|---|---:|---:|---|\n"+
+		"| `flaky.py` | FLAKY (passed on attempt 2) | 2 | 8s / 10s |  |\n"+
+		"| `ok.py` | PASS | 1 | 2s / 10s |  |\n"+
+		"\n**Flaky 1 test(s)** (failed, then passed on a later attempt):\n"+
+		"- `flaky.py`: passed on attempt 2; attempt 1: exit code 1\n"+
+		"\n**Retried 1 test(s):**\n- Passed on retry: flaky.py\n\n", md)
+}
+
+func TestMergeTimings_AFlakyFileIsMeasuredByItsPassingAttempt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "timings.json")
+	r := report("s", false,
+		file("flaky.py", Pass, fail(1, 500, 1), pass(2, 7)),
+		file("bad.py", Fail, fail(1, 9, 1)),
+	)
+	require.NoError(t, MergeTimings(path, r))
+	got, err := timings.Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, timings.Timings{"flaky.py": 7}, got, "only passing attempts are measured")
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// reportWriters writes each file of r to a path.
+func reportWriters(r *Report) map[string]func(string) error {
+	return map[string]func(string) error{
+		"json":    func(p string) error { return Write(p, r) },
+		"junit":   func(p string) error { return WriteJUnit(p, r) },
+		"timings": func(p string) error { return MergeTimings(p, r) },
+	}
+}
+
+func TestWriters_ADirectoryTargetIsAnErrorAndLeavesNoTemporaryFile(t *testing.T) {
+	r := report("s", false, file("a.py", Pass, pass(1, 1.5)))
+	for name, write := range reportWriters(r) {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			target := filepath.Join(parent, "report.json")
+			require.NoError(t, os.Mkdir(target, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(target, "x"), []byte("x"), 0o644))
+			require.Error(t, write(target))
+			assert.Equal(t, []string{"report.json"}, listDir(t, parent), "no temporary file left beside the target")
+		})
+	}
+}
+
+// Every report is written through a link (the link stays), keeps an
+// existing file's mode, and merges timings into the linked file.
+func TestWriters_WriteThroughLinks(t *testing.T) {
+	r := report("s", false, file("b.py", Pass, pass(1, 1.5)))
+	for name, write := range reportWriters(r) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			real := filepath.Join(dir, "real.json")
+			require.NoError(t, os.WriteFile(real, []byte(`{"version": 1, "timings": {"a.py": 2}}`), 0o600))
+			link := filepath.Join(dir, "link.json")
+			require.NoError(t, os.Symlink("real.json", link))
+			require.NoError(t, write(link))
+			st, err := os.Lstat(link)
+			require.NoError(t, err)
+			assert.NotZero(t, st.Mode()&fs.ModeSymlink, "the link must stay a link")
+			st, err = os.Stat(real)
+			require.NoError(t, err)
+			assert.Equal(t, fs.FileMode(0o600), st.Mode().Perm())
+			assert.ElementsMatch(t, []string{"real.json", "link.json"}, listDir(t, dir))
+			if name == "timings" {
+				got, err := timings.Read(real)
+				require.NoError(t, err)
+				assert.Equal(t, timings.Timings{"a.py": 2, "b.py": 1.5}, got)
+			}
+		})
+	}
+}
