@@ -116,7 +116,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 		ContinueOnError:      continueOnError,
 		EnableRetry:          opts.EnableRetry,
 		MaxAttempts:          opts.MaxAttempts,
-		RetryWait:            time.Duration(opts.RetryWaitSeconds) * time.Second,
+		RetryWaitSeconds:     opts.RetryWaitSeconds,
 		RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
 		GateBaseDir:          gateBase,
 		GateHook:             opts.GateHook,

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,7 +170,7 @@ type Options struct {
 	// As in run_suite.py, a value below 1 allows no attempt at all: every
 	// file then fails without running.
 	MaxAttempts          int
-	RetryWait            time.Duration
+	RetryWaitSeconds     int
 	RetryTimeoutIncrease int // seconds, added to TimeoutPerFile when retrying
 
 	// GateBaseDir, when set, gives every attempt its own metric record
@@ -243,13 +244,64 @@ func (noLog) AttemptSummary(int, int, string, string, time.Duration, *int, *int,
 
 // EffectiveTimeout is the time limit of one attempt of a file, in seconds:
 // the per-file timeout (plus the retry increase when retrying), or 1.25
-// times the file's estimate when that is longer.
+// times the file's estimate (truncated, as Python's int() does) when that is
+// longer. The arithmetic saturates instead of wrapping: a sum or an estimate
+// beyond int's range is math.MaxInt, so a huge limit can never turn into a
+// small or negative one.
 func (o *Options) EffectiveTimeout(est float64) int {
 	base := o.TimeoutPerFile
 	if o.EnableRetry {
-		base += o.RetryTimeoutIncrease
+		base = addSaturating(base, o.RetryTimeoutIncrease)
 	}
-	return max(base, int(est*1.25))
+	return max(base, truncSaturating(est*1.25))
+}
+
+// addSaturating is a+b clamped to int's range.
+func addSaturating(a, b int) int {
+	switch {
+	case b > 0 && a > math.MaxInt-b:
+		return math.MaxInt
+	case b < 0 && a < math.MinInt-b:
+		return math.MinInt
+	}
+	return a + b
+}
+
+// truncSaturating is x truncated toward zero, clamped to int's range (Go's
+// own conversion of an out-of-range float is undefined). NaN has no limit
+// to impose and counts as math.MinInt.
+func truncSaturating(x float64) int {
+	switch {
+	case math.IsNaN(x) || x <= math.MinInt:
+		return math.MinInt
+	case x >= math.MaxInt: // float64(math.MaxInt) is 2^63, already out of range
+		return math.MaxInt
+	}
+	return int(x)
+}
+
+// waitDuration converts a wait in seconds to a duration, saturating: a wait
+// beyond what a time.Duration holds is the longest one, never a wrapped,
+// shorter or negative one. A negative wait is none.
+func waitDuration(seconds int) time.Duration {
+	switch {
+	case seconds <= 0:
+		return 0
+	case seconds > math.MaxInt64/int(time.Second):
+		return math.MaxInt64
+	}
+	return time.Duration(seconds) * time.Second
+}
+
+// timeoutDuration converts a limit in seconds to the duration runProc
+// waits: 0 (no limit) when seconds is not positive, as before, and also when
+// it is beyond what a time.Duration holds (about 292 years), which is no
+// practical limit; multiplying would wrap and kill a test at once.
+func timeoutDuration(seconds int) time.Duration {
+	if seconds <= 0 || seconds > math.MaxInt64/int(time.Second) {
+		return 0
+	}
+	return time.Duration(seconds) * time.Second
 }
 
 // Run runs files in order as `python3 <root>/<file>` and reports how each
@@ -338,7 +390,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 		var tail *tailBuffer
 		spec := procSpec{
 			argv: []string{o.Python, full}, dir: o.Root, env: env,
-			timeout: time.Duration(timeout) * time.Second, grace: o.KillGrace,
+			timeout: timeoutDuration(timeout), grace: o.KillGrace,
 			out: o.Out, errOut: o.ErrOut, start: o.Start,
 		}
 		if o.EnableRetry {
@@ -422,8 +474,8 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			if retriable {
 				res.Attempts = append(res.Attempts, att)
 				r.printf("\n[CI Retry] %s failed with %s\n", res.File, reason)
-				r.printf("[CI Retry] Waiting %ds before retry...\n\n", int(o.RetryWait/time.Second))
-				werr := o.Sleep(ctx, o.RetryWait)
+				r.printf("[CI Retry] Waiting %ds before retry...\n\n", o.RetryWaitSeconds)
+				werr := o.Sleep(ctx, waitDuration(o.RetryWaitSeconds))
 				emit()
 				if werr != nil {
 					res.Status = Interrupted

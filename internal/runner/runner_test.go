@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -387,10 +388,61 @@ func TestEffectiveTimeout(t *testing.T) {
 		{"estimate times 1.25, floored", Options{TimeoutPerFile: 10}, 100.9, 126},
 		{"retry adds the increase", Options{TimeoutPerFile: 1800, EnableRetry: true, RetryTimeoutIncrease: 600}, 100, 2400},
 		{"increase ignored without retry", Options{TimeoutPerFile: 2, RetryTimeoutIncrease: 600}, 1, 2},
+		// Beyond int's range the limit saturates; it never wraps to a small
+		// or negative one that max() would then replace by the estimate.
+		{"retry increase saturates", Options{TimeoutPerFile: math.MaxInt, EnableRetry: true, RetryTimeoutIncrease: 600}, 1, math.MaxInt},
+		{"huge estimate saturates", Options{TimeoutPerFile: 1800}, 1e300, math.MaxInt},
+		{"infinite estimate saturates", Options{TimeoutPerFile: 1800}, math.Inf(1), math.MaxInt},
+		{"estimate beyond a duration is kept exact", Options{TimeoutPerFile: 1800}, 1.4e10, 17500000000},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.opts.EffectiveTimeout(tt.est), tt.name)
 	}
+}
+
+// A limit beyond what a time.Duration holds is no practical limit: the
+// child runs to its end. Multiplying 18446744074 s by a second wrapped to
+// 0.29 s and killed this 1.2 s test; MaxInt plus the retry increase
+// wrapped negative and left the one-second estimate as the limit, as an
+// infinite estimate (converted to MinInt) left --timeout-per-file's 1 s.
+func TestRun_TimeoutsBeyondADurationNeverKill(t *testing.T) {
+	needPython(t)
+	tests := []struct {
+		name  string
+		tweak func(*Options)
+		est   float64
+	}{
+		{"--timeout-per-file 18446744074", func(o *Options) { o.TimeoutPerFile = 18446744074 }, 0},
+		{"saturated --timeout-per-file plus the retry increase", func(o *Options) {
+			o.TimeoutPerFile, o.EnableRetry, o.RetryTimeoutIncrease = math.MaxInt, true, 600
+		}, 0.8},
+		{"est_time inf", func(o *Options) { o.TimeoutPerFile = 1 }, math.Inf(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := repo(t, map[string]string{"slow.py": "import time\ntime.sleep(1.2)\nprint('done')\n"})
+			var out bytes.Buffer
+			opts, _ := baseOptions(root, &out)
+			tt.tweak(&opts)
+			rep := Run(context.Background(), []File{{"slow.py", tt.est}}, opts)
+			assert.Equal(t, Pass, rep.Files[0].Status, out.String())
+			assert.Contains(t, out.String(), "done\n")
+		})
+	}
+}
+
+func TestRun_RetryWaitBeyondADurationSaturates(t *testing.T) {
+	needPython(t)
+	root := repo(t, map[string]string{"flaky.py": pyFlaky})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	var waited []time.Duration
+	opts.EnableRetry, opts.RetryWaitSeconds = true, 9223372037
+	opts.Sleep = func(ctx context.Context, d time.Duration) error { waited = append(waited, d); return nil }
+	rep := Run(context.Background(), []File{{"flaky.py", 1}}, opts)
+	assert.Equal(t, Pass, rep.Files[0].Status)
+	assert.Equal(t, []time.Duration{math.MaxInt64}, waited)
+	assert.Contains(t, out.String(), "[CI Retry] Waiting 9223372037s before retry...\n")
 }
 
 func TestTailBuffer_KeepsTheLastBytes(t *testing.T) {
