@@ -94,10 +94,11 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 
 	gateBase := f.Getenv(runner.RecordDirEnv)
 	if gateBase == "" && backend == config.CUDA && f.Getenv(envNeonDatabaseURL) != "" {
-		dir, err := os.MkdirTemp("", "miles-ci-gate-")
+		dir, err := runner.NewGateBase()
 		if err != nil {
-			return fmt.Errorf("metric record directory: %w", err)
+			return err
 		}
+		defer runner.RemoveGateBase(dir, f.ErrOut)
 		gateBase = dir
 		env = append(env, runner.RecordDirEnv+"="+dir)
 	}

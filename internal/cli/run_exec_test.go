@@ -150,7 +150,11 @@ func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 not installed")
 	}
-	root := execRepo(t, map[string]string{"g.py": "import os\nprint('record=' + os.environ.get('MILES_CI_GATE_RECORD_DIR', '-'))\n"})
+	// The child leaves a record and a directory nobody may enter.
+	root := execRepo(t, map[string]string{"g.py": "import os\nd = os.environ.get('MILES_CI_GATE_RECORD_DIR', '-')\nprint('record=' + d)\n" +
+		"if d != '-':\n    open(os.path.join(d, 'r.jsonl'), 'w').write('{\"metric\": \"m\", \"series\": [[1, 2]]}\\n')\n    os.mkdir(os.path.join(d, 'locked'))\n    os.chmod(os.path.join(d, 'locked'), 0)\n"})
+	// The temporary directory of these runs alone, to see what is left in it.
+	t.Setenv("TMPDIR", t.TempDir())
 	tests := []struct {
 		name    string
 		backend config.Backend
@@ -174,9 +178,15 @@ func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
 			got := strings.SplitN(out.String()[i+len("record="):], "\n", 2)[0]
 			assert.True(t, strings.HasPrefix(got, tt.want), "record dir %q, want prefix %q", got, tt.want)
 			if strings.HasPrefix(got, os.TempDir()) {
-				base := filepath.Dir(filepath.Dir(got))
-				t.Cleanup(func() { os.RemoveAll(base) })
 				assert.True(t, strings.HasSuffix(got, "/attempt-1"))
+			}
+			// miles-ci removes the temporary directory it made, never one
+			// the environment named.
+			left, err := os.ReadDir(os.TempDir())
+			require.NoError(t, err)
+			assert.Empty(t, left, "temporary directories left behind")
+			if base := tt.env["MILES_CI_GATE_RECORD_DIR"]; base != "" {
+				assert.DirExists(t, base)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -20,6 +22,40 @@ const RecordDirEnv = "MILES_CI_GATE_RECORD_DIR"
 
 // GateHookTimeout bounds one run of the gate hook.
 var GateHookTimeout = 10 * time.Minute
+
+// NewGateBase creates the fresh temporary base directory of a run's metric
+// records, for when the environment names none. It is miles-ci's own, so
+// the run removes it at its end with RemoveGateBase: every hook has read
+// its merged record by then.
+func NewGateBase() (string, error) {
+	dir, err := os.MkdirTemp("", "miles-ci-gate-")
+	if err != nil {
+		return "", fmt.Errorf("metric record directory: %w", err)
+	}
+	return dir, nil
+}
+
+// RemoveGateBase removes a directory NewGateBase created, with everything a
+// test wrote into it. A test may have left a directory without write or
+// search permission, so a failed removal makes every directory below dir
+// accessible to us (links are not followed) and tries again; what still
+// cannot go is a warning on errOut, never a failed run.
+func RemoveGateBase(dir string, errOut io.Writer) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	// WalkDir visits a directory before it reads it, so each one is
+	// readable by the time its entries are needed.
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(errOut, "warning: cannot remove the temporary metric record directory: %v\n", err)
+	}
+}
 
 // RecordDir is the record directory of one attempt of file below base:
 // <base>/<key>/attempt-<a>, where key is the file name with every character
