@@ -44,7 +44,9 @@ func FormatOutputs(pairs []OutputPair) (string, error) {
 // AppendOutputs appends outputs to the GITHUB_OUTPUT file at path, creating
 // it when missing. Every pair is checked before anything is written, and
 // the lines go out in one write, so a refused value leaves the file as it
-// was.
+// was. A write that fails part-way (a full disk, a file size limit) would
+// leave a partial line the runner reads as a wrong output, so the file is
+// then cut back to the length it had.
 func AppendOutputs(path string, pairs []OutputPair) error {
 	text, err := FormatOutputs(pairs)
 	if err != nil {
@@ -54,11 +56,22 @@ func AppendOutputs(path string, pairs []OutputPair) error {
 	if err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT %q: %w", path, err)
 	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return fmt.Errorf("write GITHUB_OUTPUT %q: %w", path, err)
+	// Only a regular file has a length to restore; a device or a pipe
+	// (GITHUB_OUTPUT=/dev/stdout) takes the write as it comes.
+	before := int64(-1)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		before = info.Size()
 	}
-	if err := f.Close(); err != nil {
+	_, err = f.WriteString(text)
+	if err == nil {
+		err = f.Close()
+	} else {
+		f.Close()
+	}
+	if err != nil {
+		if before >= 0 {
+			_ = os.Truncate(path, before)
+		}
 		return fmt.Errorf("write GITHUB_OUTPUT %q: %w", path, err)
 	}
 	return nil

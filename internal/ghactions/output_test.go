@@ -2,7 +2,10 @@ package ghactions
 
 import (
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +59,36 @@ func TestAppendOutputs_ReportsAnUnwritablePath(t *testing.T) {
 	err := AppendOutputs(filepath.Join(t.TempDir(), "missing-dir", "out"), []OutputPair{{"a", "1"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "open GITHUB_OUTPUT")
+}
+
+// A write that stops part-way, as on a full disk, leaves the file as it
+// was. A file size limit (RLIMIT_FSIZE) makes a real write stop after the
+// first bytes; it is set in a child process, the test binary itself running
+// only TestAppendOutputs_UnderAFileSizeLimit, so this process keeps its
+// own limits.
+func TestAppendOutputs_APartialWriteLeavesTheFileAsItWas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.WriteFile(path, []byte("earlier=1\n"), 0o600))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAppendOutputs_UnderAFileSizeLimit$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "MILES_CI_FSIZE_OUTPUT="+path)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "write GITHUB_OUTPUT", "the write must fail")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "earlier=1\n", string(got))
+}
+
+func TestAppendOutputs_UnderAFileSizeLimit(t *testing.T) {
+	path := os.Getenv("MILES_CI_FSIZE_OUTPUT")
+	if path == "" {
+		t.Skip("the helper of TestAppendOutputs_APartialWriteLeavesTheFileAsItWas")
+	}
+	// Past the limit a write fails with EFBIG instead of killing us.
+	signal.Ignore(syscall.SIGXFSZ)
+	lim := syscall.Rlimit{Cur: 16, Max: 16}
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
+	err := AppendOutputs(path, []OutputPair{{"cadence", "regular"}, {"raw_labels", ""}})
+	require.Error(t, err)
+	t.Log(err)
 }
