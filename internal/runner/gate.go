@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/radixark/miles-ci/internal/pyfmt"
@@ -76,6 +78,11 @@ func RecordDir(base, file string, attempt int) string {
 	return filepath.Join(base, key, fmt.Sprintf("attempt-%d", attempt))
 }
 
+// maxRecordBytes bounds what MergeRecords reads of one attempt's record
+// files, all together (64 MiB): the records are the test's own output, and
+// a test can leave anything in its record directory. Tests lower it.
+var maxRecordBytes int64 = 64 << 20
+
 // MergeRecords merges every *.jsonl file in dir (in name order) into one
 // file at merged. Each non-blank line of an input is a JSON object
 // {"metric": k, "series": [[step, value], ...]}; the output has one line per
@@ -83,11 +90,24 @@ func RecordDir(base, file string, attempt int) string {
 // of its series sorted by step (stable; null steps last), written as
 // Python's json.dumps writes it (pyfmt.MergeRecords) so the Python gate
 // reads identical bytes. A missing dir merges nothing and writes nothing.
-func MergeRecords(dir, merged string) error {
-	entries, err := os.ReadDir(dir)
-	if os.IsNotExist(err) {
+//
+// Only regular files are read (a link to one is followed): a FIFO would
+// block the run forever and a device such as /dev/zero never ends. Such an
+// entry, one that cannot be read, or a file that would take the records
+// past maxRecordBytes, is skipped, and warn is called with its name and the
+// reason; the other files are still merged.
+func MergeRecords(dir, merged string, warn func(name, reason string)) error {
+	info, err := os.Stat(dir)
+	switch {
+	case os.IsNotExist(err):
 		return nil
+	case err != nil:
+		return err
+	case !info.IsDir():
+		// Opening a FIFO to list it would block.
+		return fmt.Errorf("%s is not a directory", dir)
 	}
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -100,18 +120,91 @@ func MergeRecords(dir, merged string) error {
 	sort.Strings(names)
 
 	files := make([]pyfmt.RecordFile, 0, len(names))
+	budget := maxRecordBytes
 	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := readRecordFile(filepath.Join(dir, name), budget)
 		if err != nil {
-			return err
+			warn(name, err.Error())
+			continue
 		}
+		budget -= int64(len(data))
 		files = append(files, pyfmt.RecordFile{Name: name, Data: data})
 	}
 	out, err := pyfmt.MergeRecords(files)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(merged, out, 0o644)
+	return writeNew(merged, out)
+}
+
+// readRecordFile reads the regular file at path if it holds at most max
+// bytes, and otherwise says why not. The file is looked at before it is
+// opened (opening a FIFO blocks, opening some devices acts), opened without
+// blocking, and looked at again, so an entry swapped in between is caught.
+func readRecordFile(path string, max int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file but %s", fileKind(info.Mode()))
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("its %d bytes would take the records past their %d-byte limit", info.Size(), maxRecordBytes)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(info, opened) {
+		return nil, errors.New("replaced while it was being opened")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("it grew past the records' %d-byte limit while it was being read", maxRecordBytes)
+	}
+	return data, nil
+}
+
+// fileKind names what a non-regular file is, for a warning.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// writeNew writes data to a new file at path. Whatever the test left at
+// that path goes first: a FIFO there would block the write forever, a link
+// would send it elsewhere.
+func writeNew(path string, data []byte) error {
+	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // runGateHook runs the gate hook of a passed file as

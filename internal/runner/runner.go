@@ -454,7 +454,10 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			res.Status = Pass
 			if recordDir != "" {
 				merged := recordDir + ".merged.jsonl"
-				if err := MergeRecords(recordDir, merged); err != nil {
+				warn := func(name, reason string) {
+					fmt.Fprintf(o.ErrOut, "[CI Gate] record %s of %s skipped: %s\n", name, res.File, reason)
+				}
+				if err := MergeRecords(recordDir, merged, warn); err != nil {
 					fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", res.File, err)
 				} else {
 					res.RecordPath = merged

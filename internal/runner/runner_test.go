@@ -318,6 +318,38 @@ func TestRun_GateRecordDirPerAttemptAndMergedAfterPass(t *testing.T) {
 	assert.Contains(t, out.String(), "[CI Gate] hook failed for tests/g.py: exit code 7\n")
 }
 
+// A passing test that leaves a FIFO nobody writes to and a link to an
+// endless device in its record directory still passes, at once, with a
+// warning for each; its regular record is merged and handed to the hook.
+func TestRun_GateRecordsThatAreNotRegularFilesAreSkipped(t *testing.T) {
+	needPython(t)
+	src := `import os
+d = os.environ['MILES_CI_GATE_RECORD_DIR']
+open(os.path.join(d, 'a.jsonl'), 'w').write('{"metric": "loss", "series": [[1, 0.5]]}\n')
+os.mkfifo(os.path.join(d, 'r.jsonl'))
+os.symlink('/dev/zero', os.path.join(d, 'z.jsonl'))
+`
+	root := repo(t, map[string]string{"tests/g.py": src})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	opts.GateBaseDir = t.TempDir()
+	opts.GateHook = "true"
+	done := make(chan *Report, 1)
+	go func() { done <- Run(context.Background(), []File{{"tests/g.py", 1}}, opts) }()
+	var rep *Report
+	select {
+	case rep = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run hung after the test passed")
+	}
+	require.True(t, rep.Passed(), out.String())
+	assert.Contains(t, out.String(), "[CI Gate] record r.jsonl of tests/g.py skipped: not a regular file but a FIFO\n")
+	assert.Contains(t, out.String(), "[CI Gate] record z.jsonl of tests/g.py skipped: not a regular file but a device\n")
+	merged, err := os.ReadFile(rep.Files[0].RecordPath)
+	require.NoError(t, err, out.String())
+	assert.Equal(t, `{"metric": "loss", "series": [[1, 0.5]]}`+"\n", string(merged))
+}
+
 func TestRun_InterruptKillsTheGroupAndSummarizes(t *testing.T) {
 	needPython(t)
 	root := repo(t, map[string]string{"hang.py": pyHang, "b.py": pyPass})
