@@ -65,6 +65,14 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 		return err
 	}
 	env := f.environ()
+	outputs := []runner.Output{{Flag: "--junit-xml", Path: junit}}
+	if backend != config.CPU {
+		outputs = append(outputs, runner.Output{Flag: "--json-report", Path: opts.JSONReport},
+			runner.Output{Flag: "--timings-out", Path: opts.TimingsOut, Timings: true})
+	}
+	if err := runner.CheckOutputs(outputs); err != nil {
+		return err
+	}
 
 	if backend == config.CPU {
 		for flag, v := range map[string]string{"--json-report": opts.JSONReport, "--timings-out": opts.TimingsOut} {

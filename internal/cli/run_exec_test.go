@@ -229,3 +229,66 @@ var sigTERM = syscall.SIGTERM
 
 // elapsedRE normalizes wall-clock seconds, which a loaded machine stretches.
 var elapsedRE = regexp.MustCompile(`elapsed=\d+s`)
+
+// An output that cannot be written is an error before the first test runs,
+// not after the whole suite.
+func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	broken := filepath.Join(tmp, "broken.json")
+	require.NoError(t, os.WriteFile(broken, []byte("{"), 0o644))
+	tests := []struct {
+		name string
+		set  func(*RunOptions, string)
+		path string
+		want string
+	}{
+		{"a missing directory", func(o *RunOptions, p string) { o.JSONReport = p }, "/missing/dir/r.json",
+			`--json-report "/missing/dir/r.json": directory "/missing/dir" does not exist`},
+		{"a directory that is a file", func(o *RunOptions, p string) { o.JUnitXML = p }, filepath.Join(file, "j.xml"),
+			`--junit-xml "` + filepath.Join(file, "j.xml") + `": "` + file + `" is not a directory`},
+		{"a path that is a directory", func(o *RunOptions, p string) { o.TimingsOut = p }, tmp,
+			`--timings-out "` + tmp + `": is a directory`},
+		{"a timings file to merge into that is broken", func(o *RunOptions, p string) { o.TimingsOut = p }, broken,
+			broken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := execRepo(t, map[string]string{"ran.py": "open(__file__ + '.ran', 'w').close()\n"})
+			f, out, _ := execFactory(root, nil)
+			opts := execOptions()
+			tt.set(opts, tt.path)
+			err := executeSuite(context.Background(), f, opts, testPlan(config.CUDA, false, gpuRegs("ran.py")))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NoFileExists(t, filepath.Join(root, "ran.py.ran"), "the test ran")
+			assert.Empty(t, out.String())
+		})
+	}
+}
+
+// A CPU suite checks --junit-xml, which pytest writes, and not the two
+// reports it ignores.
+func TestExecuteSuite_CPUChecksOnlyTheJUnitPath(t *testing.T) {
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	regs := []registry.Registration{{File: "a.py", Backend: config.CPU}}
+
+	f, _, _ := execFactory(t.TempDir(), nil)
+	opts := execOptions()
+	opts.JUnitXML = "/missing/dir/j.xml"
+	err := executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `--junit-xml "/missing/dir/j.xml": directory "/missing/dir" does not exist`)
+
+	f, _, errOut := execFactory(t.TempDir(), nil)
+	opts = execOptions()
+	opts.JSONReport = "/missing/dir/r.json"
+	require.NoError(t, executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs)))
+	assert.Contains(t, errOut.String(), "--json-report applies to GPU suites only")
+}
