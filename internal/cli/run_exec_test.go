@@ -199,14 +199,15 @@ func TestExecuteSuite_CPURunsPytestAndPassesItsStatus(t *testing.T) {
 	root := t.TempDir()
 	f, out, _ := execFactory(root, nil)
 	opts := execOptions()
-	opts.JUnitXML = "rel/junit.xml"
+	// A relative path is made absolute (its directory must exist).
+	opts.JUnitXML = "testdata/junit.xml"
 	regs := []registry.Registration{{File: "a.py", Backend: config.CPU}, {File: "b.py", Backend: config.CPU}}
 	err := executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 4, exit.Code)
 	cwd, _ := os.Getwd()
-	junit := filepath.Join(cwd, "rel/junit.xml")
+	junit := filepath.Join(cwd, "testdata/junit.xml")
 	assert.Equal(t, "Running: pytest a.py b.py -v -x --junitxml="+junit+"\nargs: a.py b.py -v -x --junitxml="+junit+"\n", out.String())
 }
 
