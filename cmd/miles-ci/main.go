@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/cli"
+	"github.com/radixark/miles-ci/internal/runner"
 )
 
 // forceExitAfter bounds how long miles-ci may take to stop after the first
@@ -33,7 +34,12 @@ func main() {
 		case s = <-sigs:
 		case <-time.After(forceExitAfter):
 		}
+		runner.KillLeftovers()
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
-	os.Exit(cli.MainContext(ctx, os.Args[1:], cli.SystemFactory()))
+	code := cli.MainContext(ctx, os.Args[1:], cli.SystemFactory())
+	// Every file's leftovers were ended after it; this is the last word on
+	// anything a test started that is still alive (see runner.KillLeftovers).
+	runner.KillLeftovers()
+	os.Exit(code)
 }

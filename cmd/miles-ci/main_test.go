@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,18 +51,8 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			root := t.TempDir()
-			file := filepath.Join(root, "tests", "fast-gpu", "test_hang.py")
-			require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-			require.NoError(t, os.WriteFile(file, []byte(hangingTest), 0o644))
-
 			var out bytes.Buffer
-			cmd := exec.Command(os.Args[0], "--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200",
-				"--labels", "run-ci-fsdp", "--enable-retry", "--retry-wait-seconds", "0")
-			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=")
-			cmd.Stdout, cmd.Stderr = &out, &out
-			require.NoError(t, cmd.Start())
-			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			cmd, file := startRun(t, "test_hang.py", hangingTest, &out, &out, "--enable-retry", "--retry-wait-seconds", "0")
 
 			var pids []int
 			require.Eventually(t, func() bool {
@@ -98,6 +90,25 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 	}
 }
 
+// startRun starts miles-ci (this test binary) running the cuda suite
+// stage-b-2-gpu-h200 of a fresh repository whose one test file is
+// tests/fast-gpu/<name> holding src, with extra arguments; it returns the
+// command and the test file's path. The process is killed when the test ends.
+func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
+	root := t.TempDir()
+	file := filepath.Join(root, "tests", "fast-gpu", name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, file
+}
+
 // alive reports whether pid is a live process (a zombie counts as dead).
 func alive(pid int) bool {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -124,21 +135,89 @@ func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
 			time.Sleep(300 * time.Millisecond) // let it block in open(2)
-			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-			if second {
-				time.Sleep(100 * time.Millisecond)
-				require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				var exit *exec.ExitError
-				require.True(t, errors.As(err, &exit), "exit: %v", err)
-				assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
-			case <-time.After(forceExitAfter + 10*time.Second):
-				t.Fatal("miles-ci did not exit after SIGTERM while blocked opening a FIFO")
-			}
+			err := terminate(t, cmd, second, "while blocked opening a FIFO")
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "exit: %v", err)
+			assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
 		})
+	}
+}
+
+// daemonTest starts a server the way a careless test does: double-forked,
+// out of the process group and the session (setsid), ignoring SIGTERM; then
+// it hangs until miles-ci is signalled.
+const daemonTest = `import os, signal, sys, time
+
+
+def register_cuda_ci(*args, **kwargs):
+    return None
+
+
+register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
+
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open(__file__ + ".tmp", "w") as f:
+            f.write("%d\n" % os.getpid())
+        os.rename(__file__ + ".tmp", __file__ + ".pids")
+        time.sleep(600)
+    os._exit(0)
+time.sleep(600)
+`
+
+// TestSignal_NoDaemonOutlivesMilesCI checks that a daemon a test started out
+// of its process group is gone when miles-ci has exited after a signal, on
+// the orderly path (one signal) and on the forced one (a second signal).
+func TestSignal_NoDaemonOutlivesMilesCI(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("a child subreaper is Linux's")
+	}
+	for _, second := range []bool{false, true} {
+		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
+			var out bytes.Buffer
+			cmd, file := startRun(t, "test_daemon.py", daemonTest, &out, &out)
+
+			var daemon int
+			require.Eventually(t, func() bool {
+				data, err := os.ReadFile(file + ".pids")
+				if err != nil {
+					return false
+				}
+				_, err = fmt.Sscan(string(data), &daemon)
+				return err == nil
+			}, 20*time.Second, 20*time.Millisecond, "the test never started its daemon: %s", &out)
+			t.Cleanup(func() { _ = syscall.Kill(daemon, syscall.SIGKILL) })
+
+			// The second signal comes while miles-ci waits for the daemon
+			// to answer SIGTERM.
+			_ = terminate(t, cmd, second, out.String())
+			assert.False(t, alive(daemon), "daemon %d outlived miles-ci:\n%s", daemon, &out)
+		})
+	}
+}
+
+// terminate sends cmd SIGTERM, and a second one shortly after when second
+// is set (two signals sent at once may arrive as one), and returns how cmd
+// ended; the test fails, saying context, when it does not end in time.
+func terminate(t *testing.T, cmd *exec.Cmd, second bool, context string) error {
+	t.Helper()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	if second {
+		time.Sleep(100 * time.Millisecond)
+		require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(forceExitAfter + 10*time.Second):
+		t.Fatalf("miles-ci did not exit after SIGTERM %s", context)
+		return nil
 	}
 }

@@ -1,14 +1,12 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,6 +21,9 @@ const (
 	drainIdle = 500 * time.Millisecond
 	drainMax  = 1500 * time.Millisecond
 )
+
+// reapEvery is how often a running child's adopted orphans are reaped.
+const reapEvery = time.Second
 
 // procSpec is one child process to run to completion.
 type procSpec struct {
@@ -55,8 +56,9 @@ type procResult struct {
 
 // runProc starts spec in a process group of its own, waits for it, kills
 // the group at the timeout or when ctx is cancelled, and after the child
-// has exited kills whatever is left of the group. It returns only when the
-// child has been reaped and its output copied.
+// has exited ends whatever is left of the group and every other descendant
+// of miles-ci (see sweep). It returns only when the child has been reaped
+// and its output copied.
 func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 	if len(spec.argv) == 0 {
 		return procResult{}, errNoCommand
@@ -111,6 +113,7 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 	if start == nil {
 		start = (*exec.Cmd).Start
 	}
+	prepareChildren()
 	if err := start(cmd); err != nil {
 		cleanup()
 		closeCopies(copies)
@@ -133,31 +136,44 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		defer timer.Stop()
 		timeoutC = timer.C
 	}
+	// Orphans the test leaves while it runs are adopted by miles-ci (the
+	// subreaper); their exit statuses are collected now and then, as init
+	// would, but never the child's own, which cmd.Wait collects.
+	reapTick := time.NewTicker(reapEvery)
+	defer reapTick.Stop()
 	var res procResult
-	select {
-	case <-waitDone:
-	case <-timeoutC:
-		res.timedOut = true
-		killGroup(pgid, syscall.SIGKILL)
-		<-waitDone
-	case <-ctx.Done():
-		res.interrupted = true
-		killGroup(pgid, syscall.SIGTERM)
-		grace := time.NewTimer(spec.grace)
+	for waiting := true; waiting; {
 		select {
 		case <-waitDone:
-			grace.Stop()
-		case <-grace.C:
+			waiting = false
+		case <-reapTick.C:
+			reapOrphans(pgid)
+		case <-timeoutC:
+			res.timedOut = true
 			killGroup(pgid, syscall.SIGKILL)
 			<-waitDone
+			waiting = false
+		case <-ctx.Done():
+			res.interrupted = true
+			killGroup(pgid, syscall.SIGTERM)
+			grace := time.NewTimer(spec.grace)
+			select {
+			case <-waitDone:
+				grace.Stop()
+			case <-grace.C:
+				killGroup(pgid, syscall.SIGKILL)
+				<-waitDone
+			}
+			waiting = false
 		}
 	}
 	// Leftovers: servers the test started and did not stop still hold GPU
-	// memory and would outlive the run. SIGKILL is delivered asynchronously,
-	// so wait (briefly) until the group is really gone: the next test must
-	// not start, nor miles-ci exit, while they still hold a GPU.
-	killGroup(pgid, syscall.SIGKILL)
-	waitGroupGone(pgid, groupGoneWait)
+	// memory and would outlive the run, in the child's process group or
+	// out of it (setsid). The sweep waits until they are really gone: the
+	// next test must not start, nor miles-ci exit, while they hold a GPU.
+	if n := sweep(pgid); n > 0 && spec.errOut != nil {
+		fmt.Fprintf(spec.errOut, "warning: %d process(es) left by %s still alive %s after SIGKILL\n", n, spec.argv[0], sweepMax)
+	}
 
 	for _, c := range copies {
 		c.finish()
@@ -186,59 +202,6 @@ func killGroup(pgid int, sig syscall.Signal) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, sig)
 	}
-}
-
-// groupGoneWait bounds how long a run waits for a killed process group to
-// disappear; a zombie its new parent is slow to reap must not stall a run.
-const groupGoneWait = 2 * time.Second
-
-// waitGroupGone polls until no live process of the group is left, or max.
-// A killed process that its new parent has not reaped yet (a zombie) holds
-// nothing and counts as gone.
-func waitGroupGone(pgid int, max time.Duration) {
-	if pgid <= 0 {
-		return
-	}
-	deadline := time.Now().Add(max)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// groupAlive reports whether a process of the group is alive and not a
-// zombie. Without /proc it can only tell whether the group exists at all.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and
-		// parentheses, so read the fields after its last ')'.
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(data[i+1:]))
-		if len(fields) < 3 || fields[0] == "Z" || fields[0] == "X" {
-			continue
-		}
-		if pg, err := strconv.Atoi(fields[2]); err == nil && pg == pgid {
-			return true
-		}
-	}
-	return false
 }
 
 func closeCopies(cs []*copier) {

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -267,6 +269,55 @@ open(sys.argv[0] + '.pid', 'w').write(str(child.pid))
 	require.True(t, rep.Passed())
 	pid := readPid(t, filepath.Join(root, "server.py.pid"))
 	assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 20*time.Millisecond)
+}
+
+// pyDaemon double-forks a grandchild that leaves the process group and the
+// session (setsid), as a server started in the background does, writes its
+// pid next to the test file, and then does what the test says.
+const pyDaemon = `import os, signal, sys, time
+pid_file = sys.argv[0] + '.pid'
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        if 'IGNORE_TERM' in open(sys.argv[0]).read():
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        open(pid_file + '.tmp', 'w').write(str(os.getpid()))
+        os.rename(pid_file + '.tmp', pid_file)
+        time.sleep(600)
+    os._exit(0)
+while not os.path.exists(pid_file):
+    time.sleep(0.01)
+`
+
+// A daemon out of the test's process group, and even one that ignores
+// SIGTERM, is gone when the file's run returns: miles-ci is the subreaper
+// of its tests and ends every descendant after each file.
+func TestRun_ADaemonThatLeftTheGroupIsKilledAfterItsFile(t *testing.T) {
+	needPython(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("a child subreaper is Linux's")
+	}
+	tests := []struct {
+		name, tail string
+		timeout    int
+	}{
+		{"passing file", "print('ok')\n", 60},
+		{"failing file", "sys.exit(3)\n", 60},
+		{"timed-out file", "time.sleep(600)\n", 2},
+		{"daemon ignoring SIGTERM", "# IGNORE_TERM\n", 60},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := repo(t, map[string]string{"d.py": pyDaemon + tt.tail})
+			var out bytes.Buffer
+			opts, _ := baseOptions(root, &out)
+			opts.TimeoutPerFile = tt.timeout
+			Run(context.Background(), []File{{"d.py", 0}}, opts)
+			pid := readPid(t, filepath.Join(root, "d.py.pid"))
+			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			assert.False(t, alive(pid), "daemon %d survived its file", pid)
+		})
+	}
 }
 
 func TestRun_CapturedOutputPassesThroughByteExact(t *testing.T) {
