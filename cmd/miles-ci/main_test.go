@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -220,4 +221,58 @@ func terminate(t *testing.T, cmd *exec.Cmd, second bool, context string) error {
 		t.Fatalf("miles-ci did not exit after SIGTERM %s", context)
 		return nil
 	}
+}
+
+// pipeTest waits until the reader of miles-ci's stdout has left, then
+// prints, as a test printing its progress does.
+const pipeTest = `import os, time
+
+
+def register_cuda_ci(*args, **kwargs):
+    return None
+
+
+register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
+
+while not os.path.exists(os.environ["READER_LEFT"]):
+    time.sleep(0.01)
+for i in range(1000):
+    print("progress line", i, flush=True)
+`
+
+// TestSIGPIPE_TheRunGoesOnAndWritesItsReports checks `miles-ci run … |
+// head -1`: once the reader of stdout has left, miles-ci keeps running, the
+// test that prints into the void still passes, and every report is written.
+func TestSIGPIPE_TheRunGoesOnAndWritesItsReports(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	dir := t.TempDir()
+	report, timings, left := filepath.Join(dir, "r.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "left")
+	t.Setenv("READER_LEFT", left)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd, _ := startRun(t, "test_print.py", pipeTest, w, &stderr, "--json-report", report, "--timings-out", timings)
+	w.Close()
+	// Read the first line, as head -1 does, and leave.
+	line, err := bufio.NewReader(r).ReadString('\n')
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(line, "Policy: "), line)
+	require.NoError(t, r.Close())
+	require.NoError(t, os.WriteFile(left, nil, 0o644))
+
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("miles-ci did not finish:\n%s", &stderr)
+	}
+	require.NoError(t, err, "stderr:\n%s", &stderr)
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"passed": true`)
+	assert.FileExists(t, timings)
+	assert.Empty(t, stderr.String())
 }

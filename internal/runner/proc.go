@@ -77,7 +77,7 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		childEnds = nil
 	}
 	attach := func(w io.Writer, observe io.Writer, track bool) (*os.File, error) {
-		if f, ok := w.(*os.File); ok && observe == nil && !track {
+		if f, ok := inheritable(w); ok && observe == nil && !track {
 			return f, nil
 		}
 		r, wf, err := os.Pipe()
@@ -89,8 +89,12 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		copies = append(copies, c)
 		return wf, nil
 	}
-	if spec.merged {
-		w, err := attach(spec.out, spec.observe, true)
+	_, direct := inheritable(spec.out)
+	// One pipe for both streams keeps their order: always when the output
+	// is captured, and when stdout and stderr are one pipe of ours (2>&1)
+	// that the child cannot be given itself.
+	if shared := !direct && sameFile(spec.out, spec.errOut); spec.merged || shared {
+		w, err := attach(spec.out, spec.observe, spec.merged)
 		if err != nil {
 			return procResult{}, err
 		}
