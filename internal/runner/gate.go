@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
@@ -137,56 +137,20 @@ func MergeRecords(dir, merged string, warn func(name, reason string)) error {
 	return writeNew(merged, out)
 }
 
-// readRecordFile reads the regular file at path if it holds at most max
-// bytes, and otherwise says why not. The file is looked at before it is
-// opened (opening a FIFO blocks, opening some devices acts), opened without
-// blocking, and looked at again, so an entry swapped in between is caught.
+// readRecordFile reads the regular file at path (a link to one is
+// followed) if it holds at most max bytes, and otherwise says why not. It
+// looks before it opens: opening a FIFO could block, and opening some
+// devices acts; fsutil.ReadRegular then refuses whatever was swapped in.
 func readRecordFile(path string, max int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
+	if err := fsutil.CheckRegular(path); err != nil {
 		return nil, err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file but %s", fileKind(info.Mode()))
+	data, err := fsutil.ReadRegular(path, max)
+	var tooLarge *fsutil.TooLargeError
+	if errors.As(err, &tooLarge) {
+		return nil, fmt.Errorf("would take the records past their limit of %s", fsutil.FormatSize(maxRecordBytes))
 	}
-	if info.Size() > max {
-		return nil, fmt.Errorf("its %d bytes would take the records past their %d-byte limit", info.Size(), maxRecordBytes)
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !os.SameFile(info, opened) {
-		return nil, errors.New("replaced while it was being opened")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("it grew past the records' %d-byte limit while it was being read", maxRecordBytes)
-	}
-	return data, nil
-}
-
-// fileKind names what a non-regular file is, for a warning.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "mode " + m.String()
+	return data, fsutil.StripPath(err)
 }
 
 // writeNew writes data to a new file at path. Whatever the test left at

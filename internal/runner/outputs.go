@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -31,11 +32,13 @@ func (e *OutputError) Error() string {
 	return fmt.Sprintf("%s %q: %s", e.Flag, e.Path, e.Problem)
 }
 
-// CheckOutputs reports the first output that could not be written: its
-// directory missing or not a directory, the path itself a directory,
-// neither the directory nor an existing file writable, or, for the timings,
-// an existing regular file that is not a valid timings file (whose error is
-// returned as it is). It writes nothing.
+// CheckOutputs reports the first output that could not be written as
+// fsutil.WriteFile writes it: a regular or new file is replaced through a
+// new file beside it (links followed), so its directory must exist and be
+// writable and the path must not be a directory; a device or FIFO is
+// written in place, so it must be writable itself. An existing, non-empty
+// timings file must also be valid (its *timings.Error is returned as it
+// is). It writes nothing.
 func CheckOutputs(outputs []Output) error {
 	for _, o := range outputs {
 		if o.Path == "" {
@@ -55,31 +58,39 @@ func checkOutput(o Output) error {
 	fail := func(format string, args ...any) error {
 		return &OutputError{Flag: o.Flag, Path: o.Path, Problem: fmt.Sprintf(format, args...)}
 	}
-	dir := filepath.Dir(o.Path)
-	dinfo, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return fail("directory %q does not exist", dir)
-	case err != nil:
-		return fail("%v", errors.Unwrap(err))
-	case !dinfo.IsDir():
-		return fail("%q is not a directory", dir)
-	}
 	info, err := os.Stat(o.Path)
 	exists := err == nil
 	switch {
 	case exists && info.IsDir():
 		return fail("is a directory")
-	case err != nil && !errors.Is(err, os.ErrNotExist):
+	case exists && !info.Mode().IsRegular():
+		if syscall.Access(o.Path, accessWrite) != nil {
+			return fail("is not writable")
+		}
+		return nil
+	case !exists && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return fail("%v", errors.Unwrap(err))
 	}
-	// A report replaces its file through a new one beside it, which needs
-	// the directory; an existing file may also be written in place.
-	if syscall.Access(dir, accessWrite) != nil && (!exists || syscall.Access(o.Path, accessWrite) != nil) {
-		return fail("not writable")
+	target := o.Path
+	if exists {
+		if t, err := filepath.EvalSymlinks(o.Path); err == nil {
+			target = t
+		}
 	}
-	if o.Timings && exists && info.Mode().IsRegular() {
-		if _, err := timings.ReadOptional(o.Path); err != nil {
+	dir := filepath.Dir(target)
+	dinfo, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail("directory %q does not exist", dir)
+	case err != nil:
+		return fail("%v", errors.Unwrap(err))
+	case !dinfo.IsDir():
+		return fail("%q is not a directory", dir)
+	case syscall.Access(dir, accessWrite) != nil:
+		return fail("directory %q is not writable", dir)
+	}
+	if o.Timings && exists && info.Size() > 0 {
+		if _, err := timings.Read(o.Path); err != nil {
 			return err
 		}
 	}
