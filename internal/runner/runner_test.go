@@ -417,7 +417,9 @@ func TestRun_InterruptKillsTheGroupAndSummarizes(t *testing.T) {
 	}()
 	began := time.Now()
 	rep := Run(ctx, []File{{"hang.py", 1}, {"b.py", 1}}, opts)
-	assert.Less(t, time.Since(began), 5*time.Second)
+	// hang.py sleeps far longer: only a run that ignored the interrupt
+	// gets near this deadline.
+	assert.Less(t, time.Since(began), 60*time.Second, "the interrupt did not stop the run")
 	assert.True(t, rep.Interrupted)
 	assert.Equal(t, []Status{Interrupted, NotRun}, []Status{rep.Files[0].Status, rep.Files[1].Status})
 	assert.Contains(t, out.String(), "  hang.py (interrupted)\n")
