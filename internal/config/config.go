@@ -60,6 +60,9 @@ type Suite struct {
 	Backend Backend
 	RunsOn  []string
 	Shards  int
+	// Needs lists the job ids a stage job must depend on (its `needs:`),
+	// checked by `miles-ci lint`; empty when the roster says nothing.
+	Needs []string
 	// External suites are run by another repository's workflow; PR stage
 	// selection neither counts nor skips them.
 	External bool
@@ -89,10 +92,14 @@ type Config struct {
 	Implicit      Implicit
 	RegisterFuncs []RegisterFunc
 	Labels        []Label
-	// LabelsFile is the repository-relative Python file the labels were read
-	// from, or empty when they came from the YAML.
-	LabelsFile        string
-	labelsFileLine    int // the line of labels_file in Source, for errors
+	// LabelsFile is the repository-relative Python file the labels are read
+	// from when it exists, or empty when the YAML list is the only source.
+	LabelsFile     string
+	labelsFileLine int // the line of labels_file in Source, for errors
+	// LabelsFromFile reports that Load read the labels from LabelsFile; when
+	// it is false the labels are the YAML list (a fallback when LabelsFile
+	// is set but absent from the repository).
+	LabelsFromFile    bool
 	Suites            []Suite
 	Schedules         map[string]string
 	ScopeSubtractions map[string][]string
@@ -130,6 +137,50 @@ func (c *Config) index() {
 	c.suites = make(map[string]int, len(c.Suites))
 	for i, s := range c.Suites {
 		c.suites[s.Name] = i
+	}
+}
+
+// DefaultWorkflow is the workflow file, below .github/workflows, that runs
+// a suite whose configuration names none.
+const DefaultWorkflow = "pr-test.yml"
+
+// WorkflowFile returns the workflow file name that runs the suite's job.
+func (s Suite) WorkflowFile() string {
+	if s.Workflow != "" {
+		return s.Workflow
+	}
+	return DefaultWorkflow
+}
+
+// Origin names the configuration for a message telling the user what to
+// edit: the file it came from, or, for the built-in one, its source file
+// together with the override a repository would commit.
+func (c *Config) Origin() string {
+	if c.Source == "default" {
+		return "internal/config/default.yaml or " + FileName
+	}
+	return c.Source
+}
+
+// NewLabelHint is the sentence that ends an "unknown labels" message: what
+// to edit to add a label. When the labels came from the Python file it is
+// the Python collector's sentence, byte for byte; when the file is absent
+// and the YAML list stood in for it, the sentence says so, so a user does
+// not edit a file that miles-ci never read.
+func (c *Config) NewLabelHint() string {
+	const github = " + create matching `run-ci-<label>` in GitHub repo Settings -> Labels."
+	switch {
+	case c.LabelsFile != "" && c.LabelsFromFile:
+		return "To add a new label: edit " + c.LabelsFile + github
+	case c.LabelsFile != "":
+		where := "the labels: list of " + c.Source
+		if c.Source == "default" {
+			where = "miles-ci's built-in list"
+		}
+		return "To add a new label: edit " + c.LabelsFile + github +
+			" (this repository has no " + c.LabelsFile + "; the labels above are " + where + ")"
+	default:
+		return "To add a new label: add it to the labels: list of " + c.Origin() + github
 	}
 }
 

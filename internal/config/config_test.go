@@ -53,6 +53,19 @@ func TestDefault_DescribesMilesToday(t *testing.T) {
 	mi350, ok := c.Suite("stage-c-4-gpu-mi350")
 	require.True(t, ok)
 	assert.Equal(t, "pr-test-rocm.yml", mi350.Workflow)
+	assert.Equal(t, "tests/ci/labels.py", c.LabelsFile)
+
+	// needs: the "Depends on" column of the Miles stage document.
+	gpuNeeds := []string{"resolve-ci-policy", "resolve-ci-image", "stage-a-cpu"}
+	wantNeeds := map[string][]string{
+		"stage-a-cpu": {"resolve-ci-policy"}, "stage-b-cpu": {"resolve-ci-policy"},
+		"stage-b-2-gpu-h200": gpuNeeds, "stage-c-8-gpu-h100": gpuNeeds, "stage-c-8-gpu-h200": gpuNeeds,
+		"stage-c-4-gpu-h200": gpuNeeds, "stage-c-2-gpu-h200": gpuNeeds,
+		"stage-c-4-gpu-mi350": {"resolve-ci-policy", "resolve-ci-image"},
+	}
+	for _, s := range c.Suites {
+		assert.Equal(t, wantNeeds[s.Name], s.Needs, s.Name)
+	}
 
 	assert.Equal(t, []string{"stage-b-2-gpu-h200", "stage-c-2-gpu-h200", "stage-c-4-gpu-h200",
 		"stage-c-4-gpu-mi350", "stage-c-8-gpu-h100", "stage-c-8-gpu-h200"}, c.PRGPUStages())
@@ -242,6 +255,59 @@ func TestLoad_LabelsFileLinkInsideTheRepository(t *testing.T) {
 	assert.Equal(t, []Label{{"a", "A"}}, c.Labels)
 }
 
+func TestLoad_LabelsFileWinsOverTheListWhenPresent(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, FileName, minimal+"labels_file: tests/ci/labels.py\n")
+	c, err := Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"core"}, c.KnownLabels(), "no labels.py: the list stands")
+	assert.False(t, c.LabelsFromFile)
+
+	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"core\": \"Core\", \"new\": \"Added\"}\n")
+	c, err = Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"core", "new"}, c.KnownLabels())
+	assert.True(t, c.LabelsFromFile)
+}
+
+func TestLoad_DefaultReadsTheRepositorysLabelsPy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS: dict[str, str] = {\n    \"megatron\": \"M\",\n    \"b200\": \"Blackwell\",\n}\n")
+	c, err := Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, "default", c.Source)
+	assert.Equal(t, []string{"megatron", "b200"}, c.KnownLabels())
+
+	c, err = Load(t.TempDir(), "")
+	require.NoError(t, err)
+	assert.Len(t, c.KnownLabels(), 19, "without labels.py: the built-in list")
+}
+
+func TestNewLabelHint_NamesWhereTheLabelsCameFrom(t *testing.T) {
+	const github = " + create matching `run-ci-<label>` in GitHub repo Settings -> Labels."
+	withFile := t.TempDir()
+	writeFile(t, withFile, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
+	custom := writeFile(t, t.TempDir(), "ci.yaml", minimal)
+	fallback := writeFile(t, t.TempDir(), "ci.yaml", minimal+"labels_file: lbl.py\n")
+	cases := []struct {
+		name, root, config, want string
+	}{
+		{"labels.py, as Python says it", withFile, "", "To add a new label: edit tests/ci/labels.py" + github},
+		{"built-in fallback", t.TempDir(), "",
+			"To add a new label: edit tests/ci/labels.py" + github + " (this repository has no tests/ci/labels.py; the labels above are miles-ci's built-in list)"},
+		{"a configuration's own list", t.TempDir(), custom, "To add a new label: add it to the labels: list of " + custom + github},
+		{"a configuration's fallback list", t.TempDir(), fallback,
+			"To add a new label: edit lbl.py" + github + " (this repository has no lbl.py; the labels above are the labels: list of " + fallback + ")"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Load(tc.root, tc.config)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.NewLabelHint())
+		})
+	}
+}
+
 func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 	cases := []struct {
 		name string
@@ -278,8 +344,10 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:5: register function "register_cpu_ci" has backend "tpu"; expected cpu, cuda or rocm`},
 		{"bad schedule cadence", func(s string) string { return s + "schedules:\n  \"0 1 * * *\": hourly\n" },
 			`ci.yaml:13: schedule "0 1 * * *" has cadence "hourly"`},
-		{"labels and labels_file", func(s string) string { return s + "labels_file: x.py\n" },
-			`ci.yaml:12: labels and labels_file are both set`},
+		{"empty job id in needs", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      needs: [a, \"\"]", 1) },
+			`ci.yaml:12: suite "unit" has an empty job id in needs`},
+		{"needs not a list", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      needs: a", 1) },
+			`ci.yaml:12: needs must be a list of strings`},
 		{"not YAML", func(string) string { return "a: [\n" }, `ci.yaml:`},
 		{"empty", func(string) string { return "" }, `ci.yaml: the configuration is empty`},
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},

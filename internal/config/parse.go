@@ -82,6 +82,10 @@ func ParseFile(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
+// loadLabelsFile replaces the labels with the KNOWN_LABELS dict of the
+// labels file. When the file does not exist and the configuration also
+// holds a labels: list, that list stands (the built-in configuration does
+// this, so a repository without tests/ci/labels.py still has labels).
 func (c *Config) loadLabelsFile(root string) error {
 	path, err := c.labelsFilePath(root)
 	if err != nil {
@@ -89,6 +93,13 @@ func (c *Config) loadLabelsFile(root string) error {
 	}
 	src, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && len(c.Labels) > 0 {
+			// Only a file that is not there at all falls back; a dangling
+			// link is a mistake to report.
+			if _, lerr := os.Lstat(path); errors.Is(lerr, fs.ErrNotExist) {
+				return nil
+			}
+		}
 		return fmt.Errorf("read labels file %q: %w", c.LabelsFile, err)
 	}
 	entries, err := pysrc.ReadStringDict(src, "KNOWN_LABELS")
@@ -117,6 +128,7 @@ func (c *Config) loadLabelsFile(root string) error {
 		seen[e.Key] = true
 		c.Labels = append(c.Labels, Label{Name: e.Key, Description: e.Value})
 	}
+	c.LabelsFromFile = true
 	c.index()
 	return nil
 }
@@ -282,26 +294,27 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 	if err := p.registerFuncs(f["register_functions"], c); err != nil {
 		return err
 	}
-	switch {
-	case f["labels"] != nil && f["labels_file"] != nil:
-		return p.errf(f["labels_file"], "labels and labels_file are both set; keep one")
-	case f["labels_file"] != nil:
-		if c.LabelsFile, err = p.str(f["labels_file"], "labels_file"); err != nil {
+	// With both, labels_file wins when the file exists and labels is the
+	// fallback (see Load).
+	if f["labels"] == nil && f["labels_file"] == nil {
+		return p.errf(n, `the configuration has neither "labels" nor "labels_file"`)
+	}
+	if v := f["labels_file"]; v != nil {
+		if c.LabelsFile, err = p.str(v, "labels_file"); err != nil {
 			return err
 		}
 		if c.LabelsFile == "" {
-			return p.errf(f["labels_file"], "labels_file is empty")
+			return p.errf(v, "labels_file is empty")
 		}
 		if !insideRepo(c.LabelsFile) {
-			return p.errf(f["labels_file"], "labels_file %q must be a repository-relative path with / separators that stays inside the repository", c.LabelsFile)
+			return p.errf(v, "labels_file %q must be a repository-relative path with / separators that stays inside the repository", c.LabelsFile)
 		}
-		c.labelsFileLine = f["labels_file"].Line
-	case f["labels"] != nil:
-		if err := p.labels(f["labels"], c); err != nil {
+		c.labelsFileLine = v.Line
+	}
+	if v := f["labels"]; v != nil {
+		if err := p.labels(v, c); err != nil {
 			return err
 		}
-	default:
-		return p.errf(n, `the configuration has neither "labels" nor "labels_file"`)
 	}
 	if err := p.suites(f["suites"], c); err != nil {
 		return err
@@ -479,7 +492,7 @@ func (p *parser) suites(n *yaml.Node, c *Config) error {
 }
 
 func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
-	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "external", "workflow")
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "external", "workflow", "needs")
 	if err != nil {
 		return Suite{}, err
 	}
@@ -516,6 +529,16 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if v := f["workflow"]; v != nil {
 		if s.Workflow, err = p.str(v, "workflow"); err != nil {
 			return s, err
+		}
+	}
+	if v := f["needs"]; v != nil {
+		if s.Needs, err = p.strList(v, "needs"); err != nil {
+			return s, err
+		}
+		for i, need := range s.Needs {
+			if need == "" {
+				return s, p.errf(v.Content[i], "suite %q has an empty job id in needs", s.Name)
+			}
 		}
 	}
 	return s, nil

@@ -64,7 +64,8 @@ func TestCollectFiles_MessagesMatchThePythonCollector(t *testing.T) {
 		{"keyword names are NFKC-normalized: a ligature", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', ﬂag=None)",
 			"tests/e2e/test_x.py: unknown argument 'flag' in register_cpu_ci()"},
 		{"a lone surrogate label is written as Python writes it", "tests/e2e/test_x.py", "register_cpu_ci(5, 'stage-b-cpu', labels=['\\ud800'])",
-			"tests/e2e/test_x.py: unknown labels ['\\ud800'] in register_cpu_ci(); valid labels: [" + allLabelsSorted + "]. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels."},
+			"tests/e2e/test_x.py: unknown labels ['\\ud800'] in register_cpu_ci(); valid labels: [" + allLabelsSorted + "]. To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels." +
+				" (this repository has no tests/ci/labels.py; the labels above are miles-ci's built-in list)"},
 		{"a thousand unary operators are no literal", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("-", 1000) + "1)",
 			"tests/e2e/test_x.py: nightly in register_cpu_ci() must be a literal constant"},
 		{"a thousand nots are no literal", "tests/e2e/test_x.py", "register_cpu_ci(5, 's', nightly=" + strings.Repeat("not ", 1000) + "1)",

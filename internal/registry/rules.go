@@ -217,9 +217,8 @@ func (c *callChecker) knownLabels(labels []string, fn string, line int) *FileErr
 	}
 	valid := c.cfg.KnownLabels()
 	sort.Strings(valid)
-	return c.errorf(line, "unknown labels %s in %s(); valid labels: [%s]. "+
-		"To add a new label: edit tests/ci/labels.py + create matching `run-ci-<label>` in GitHub repo Settings -> Labels.",
-		pyfmt.ReprList(unknown), fn, strings.Join(valid, ", "))
+	return c.errorf(line, "unknown labels %s in %s(); valid labels: [%s]. %s",
+		pyfmt.ReprList(unknown), fn, strings.Join(valid, ", "), c.cfg.NewLabelHint())
 }
 
 // estSeconds converts an est_time constant the way Python's float() does:
