@@ -44,6 +44,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdConfig(f, nil),
 		NewCmdTimings(f, nil),
 		NewCmdReport(f),
+		NewCmdLint(f, nil),
 	)
 	return root
 }

@@ -29,14 +29,48 @@ func Error(msg string) string { return "::error::" + EscapeData(msg) }
 // GitHub show msg on a file. A line of 0 or less (the whole file is at fault)
 // leaves the line property out.
 func ErrorAnnotation(file string, line int, msg string) string {
+	return Annotation{Level: LevelError, File: file, Line: line, Message: msg}.String()
+}
+
+// Annotation levels: the workflow command that shows the message.
+const (
+	LevelError   = "error"
+	LevelWarning = "warning"
+	LevelNotice  = "notice"
+)
+
+// Annotation is a message GitHub shows on a line of a file in the pull
+// request's diff and the run's summary.
+type Annotation struct {
+	Level   string // LevelError, LevelWarning or LevelNotice
+	File    string
+	Line    int    // 0 or less: the whole file
+	Col     int    // 0 or less: the whole line
+	Title   string // empty: GitHub's default title
+	Message string
+}
+
+// String returns the workflow command, `::LEVEL file=F,line=L,col=C,title=T::MSG`,
+// leaving out the properties that are not set.
+func (a Annotation) String() string {
 	var b strings.Builder
-	b.WriteString("::error file=")
-	b.WriteString(EscapeProperty(file))
-	if line > 0 {
+	b.WriteString("::")
+	b.WriteString(a.Level)
+	b.WriteString(" file=")
+	b.WriteString(EscapeProperty(a.File))
+	if a.Line > 0 {
 		b.WriteString(",line=")
-		b.WriteString(strconv.Itoa(line))
+		b.WriteString(strconv.Itoa(a.Line))
+		if a.Col > 0 {
+			b.WriteString(",col=")
+			b.WriteString(strconv.Itoa(a.Col))
+		}
+	}
+	if a.Title != "" {
+		b.WriteString(",title=")
+		b.WriteString(EscapeProperty(a.Title))
 	}
 	b.WriteString("::")
-	b.WriteString(EscapeData(msg))
+	b.WriteString(EscapeData(a.Message))
 	return b.String()
 }

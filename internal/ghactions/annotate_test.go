@@ -52,3 +52,20 @@ func TestError_EscapesWhatWouldEndOrForgeTheCommand(t *testing.T) {
 	// break would end the command and start another one.
 	assert.Equal(t, "::error::100%25 broken%0A::error title=X::y", Error("100% broken\n::error title=X::y"))
 }
+
+func TestAnnotation_WritesOnlyThePropertiesThatAreSet(t *testing.T) {
+	cases := []struct {
+		a    Annotation
+		want string
+	}{
+		{Annotation{Level: LevelWarning, File: "tests/e2e/test_x.py", Line: 7, Col: 1, Title: "orphan-registration", Message: "no job runs it"},
+			"::warning file=tests/e2e/test_x.py,line=7,col=1,title=orphan-registration::no job runs it"},
+		{Annotation{Level: LevelError, File: ".github/workflows/pr-test.yml", Line: 3, Message: "100% wrong\n"},
+			"::error file=.github/workflows/pr-test.yml,line=3::100%25 wrong%0A"},
+		{Annotation{Level: LevelError, File: "a,b:c.yml", Col: 4, Title: "t:1", Message: "m"},
+			"::error file=a%2Cb%3Ac.yml,title=t%3A1::m"},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, tc.a.String())
+	}
+}

@@ -1,0 +1,161 @@
+package lint
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// invocationKind says which miles-ci entry point a command line calls.
+type invocationKind int
+
+const (
+	// runSuite runs one stage's suite: `python tests/ci/run_suite.py …`,
+	// `python -m tests.ci.run_suite …` or `miles-ci run …`.
+	runSuite invocationKind = iota
+	// runFile runs one registered file (`miles-ci run --file …`, the
+	// /rerun-test workflow): not a stage.
+	runFile
+	// resolvePolicy resolves the CI policy: `python -m tests.ci.ci_policy`,
+	// `python tests/ci/ci_policy.py` or `miles-ci policy`.
+	resolvePolicy
+)
+
+// invocation is one command line of a job that calls a miles-ci entry point.
+type invocation struct {
+	kind invocationKind
+	// node is the scalar holding the command: with.execute_command or a
+	// step's run.
+	node  *yaml.Node
+	words []word // the whole command
+	args  []word // the words after the entry point (its flags)
+}
+
+// first is the command's first word, where problems of the whole command
+// are reported.
+func (inv *invocation) first() word { return inv.words[0] }
+
+// flag returns the word of the first occurrence of --name (or --name=…)
+// and the values after it: the words up to the next one starting with "-"
+// (expressions are values whatever they expand to), or the text after "=".
+func (inv *invocation) flag(name string) (flag word, values []word, ok bool) {
+	for i, w := range inv.args {
+		switch {
+		case w.text == name:
+			j := i + 1
+			for j < len(inv.args) && !strings.HasPrefix(inv.args[j].text, "-") {
+				j++
+			}
+			return w, inv.args[i+1 : j], true
+		case strings.HasPrefix(w.text, name+"="):
+			v := w
+			v.text = strings.TrimPrefix(w.text, name+"=")
+			return w, []word{v}, true
+		}
+	}
+	return word{}, nil, false
+}
+
+// value returns the single value of --name, if the flag is given with one.
+func (inv *invocation) value(name string) (word, bool) {
+	_, vals, ok := inv.flag(name)
+	if !ok || len(vals) == 0 {
+		return word{}, false
+	}
+	return vals[0], true
+}
+
+var (
+	pythonName     = regexp.MustCompile(`^python(3(\.[0-9]+)?)?$`)
+	assignmentWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+)
+
+// findInvocations returns the miles-ci entry points the script in the
+// scalar node n calls, with every word placed in the file.
+func (wf *workflow) findInvocations(n *yaml.Node) []*invocation {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	cmds := splitScript(n.Value)
+	var out []*invocation
+	for _, words := range cmds {
+		if inv := classify(words); inv != nil {
+			inv.node = n
+			out = append(out, inv)
+		}
+	}
+	if len(out) > 0 {
+		// The invocations' words share their arrays with cmds, so this
+		// places them too.
+		wf.placeWords(n, cmds)
+	}
+	return out
+}
+
+// classify recognises a command that calls a miles-ci entry point, in its
+// Python form or its miles-ci form, after any leading VAR=value words.
+func classify(words []word) *invocation {
+	i := 0
+	for i < len(words) && (assignmentWord.MatchString(words[i].text) || words[i].text == "exec") {
+		i++
+	}
+	if i >= len(words) {
+		return nil
+	}
+	prog := path.Base(words[i].text)
+	rest := words[i+1:]
+	switch {
+	case pythonName.MatchString(prog):
+		// Interpreter options (-u, -S, -X dev, …) may come before the
+		// script or -m.
+		j := 0
+		for j < len(rest) && strings.HasPrefix(rest[j].text, "-") && rest[j].text != "-m" {
+			j++
+		}
+		if j >= len(rest) {
+			return nil
+		}
+		target := rest[j].text
+		args := rest[j+1:]
+		if target == "-m" {
+			if j+1 >= len(rest) {
+				return nil
+			}
+			target = strings.ReplaceAll(rest[j+1].text, ".", "/") + ".py"
+			args = rest[j+2:]
+		}
+		target = strings.TrimPrefix(target, "./")
+		switch {
+		case target == "tests/ci/run_suite.py" || strings.HasSuffix(target, "/tests/ci/run_suite.py"):
+			return &invocation{kind: runSuite, words: words, args: args}
+		case target == "tests/ci/ci_policy.py" || strings.HasSuffix(target, "/tests/ci/ci_policy.py"):
+			return &invocation{kind: resolvePolicy, words: words, args: args}
+		}
+	case prog == "miles-ci":
+		// Global flags may come before the command.
+		j := 0
+		for j < len(rest) && strings.HasPrefix(rest[j].text, "-") {
+			if rest[j].text == "--root" || rest[j].text == "--config" {
+				j++
+			}
+			j++
+		}
+		if j >= len(rest) {
+			return nil
+		}
+		args := rest[j+1:]
+		switch rest[j].text {
+		case "run":
+			inv := &invocation{kind: runSuite, words: words, args: args}
+			if _, _, ok := inv.flag("--file"); ok {
+				inv.kind = runFile
+			}
+			return inv
+		case "policy":
+			return &invocation{kind: resolvePolicy, words: words, args: args}
+		}
+	}
+	return nil
+}

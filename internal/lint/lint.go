@@ -1,0 +1,102 @@
+// Package lint checks a repository's GitHub Actions workflows against the
+// miles-ci configuration (the roster of suites) and the test files'
+// registrations: every suite has exactly one stage job, wired the way the
+// roster says, and every registration lands in a job.
+package lint
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// Severity is how bad a finding is.
+type Severity string
+
+// The two severities: an error fails lint, a warning only with --strict.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// The rules, as findings name them.
+const (
+	RuleYAML         = "yaml"
+	RuleMissingJob   = "missing-job"
+	RuleDuplicateJob = "duplicate-job"
+	RuleExternalJob  = "external-job"
+	RuleUnknownSuite = "unknown-suite"
+	RuleJobName      = "job-name"
+	RuleHW           = "hw"
+	RuleRunsOn       = "runs-on"
+	RuleShards       = "shards"
+	RuleSkipGuard    = "skip-guard"
+	RulePolicyInputs = "policy-inputs"
+	RuleNeeds        = "needs"
+	RuleWeeklySerial = "weekly-serial"
+	RuleCron         = "cron"
+	RuleOrphan       = "orphan-registration"
+	RuleEmptySuite   = "empty-suite"
+)
+
+// Finding is one problem at a place in a file.
+type Finding struct {
+	Path     string   `json:"path"` // relative to the repository root, / separators
+	Line     int      `json:"line"`
+	Col      int      `json:"col"`
+	Severity Severity `json:"severity"`
+	Rule     string   `json:"rule"`
+	Message  string   `json:"message"`
+}
+
+// String is the finding as lint prints it: PATH:LINE:COL: SEVERITY: MESSAGE [RULE].
+func (f Finding) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", f.Path, f.Line, f.Col, f.Severity, f.Message, f.Rule)
+}
+
+// Result is every finding of one lint run, sorted by place.
+type Result struct {
+	Findings []Finding
+	Errors   int
+	Warnings int
+}
+
+// Run reads the workflows below root and checks them against the
+// configuration and the registrations. Only a workflow directory that
+// cannot be listed is an error; everything wrong inside a workflow,
+// invalid YAML included, is a finding.
+func Run(root string, cfg *config.Config, regs []registry.Registration) (*Result, error) {
+	wfs, findings, err := readWorkflows(root)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings}
+	c.check()
+	sort.SliceStable(c.findings, func(i, j int) bool {
+		a, b := c.findings[i], c.findings[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		return a.Rule < b.Rule
+	})
+	res := &Result{Findings: c.findings}
+	if res.Findings == nil {
+		res.Findings = []Finding{}
+	}
+	for _, f := range res.Findings {
+		if f.Severity == Error {
+			res.Errors++
+		} else {
+			res.Warnings++
+		}
+	}
+	return res, nil
+}

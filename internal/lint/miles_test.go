@@ -1,0 +1,195 @@
+package lint
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// milesFixture is a trimmed copy of the Miles workflows with a few test
+// files, one per suite, and the two disabled Blackwell files' twin.
+const milesFixture = "testdata/miles"
+
+// copyTree copies a fixture directory to a fresh temporary one.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	require.NoError(t, err)
+	return dst
+}
+
+// lintTree collects the registrations of root with the built-in
+// configuration and lints its workflows.
+func lintTree(t *testing.T, root string) *Result {
+	t.Helper()
+	cfg, err := config.Load(root, "")
+	require.NoError(t, err)
+	reg, err := registry.Collect(root, cfg)
+	require.NoError(t, err)
+	res, err := Run(root, cfg, reg.Registrations)
+	require.NoError(t, err)
+	return res
+}
+
+const blackwellOrphan = "tests/e2e/megatron/test_blackwell.py:3:1: warning: suite 'stage-c-8-gpu-b200' is not in the roster and no job runs it, " +
+	"so this registration never runs: use a suite of the roster, or add this one, with its job, to internal/config/default.yaml or .miles-ci.yaml [orphan-registration]"
+
+func findingLines(res *Result) []string {
+	out := make([]string, len(res.Findings))
+	for i, f := range res.Findings {
+		out[i] = f.String()
+	}
+	return out
+}
+
+func TestMiles_TheWorkflowsAsTheyAreHaveNoError(t *testing.T) {
+	res := lintTree(t, milesFixture)
+	assert.Equal(t, []string{blackwellOrphan}, findingLines(res))
+	assert.Equal(t, 0, res.Errors)
+	assert.Equal(t, 1, res.Warnings)
+}
+
+func TestMiles_TheMigratedCommandLinesReadTheSame(t *testing.T) {
+	root := copyTree(t, milesFixture)
+	p := filepath.Join(root, ".github/workflows/pr-test.yml")
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	migrated := strings.ReplaceAll(string(data), "python tests/ci/run_suite.py", "miles-ci run")
+	require.NotEqual(t, string(data), migrated)
+	require.NoError(t, os.WriteFile(p, []byte(migrated), 0o644))
+	assert.Equal(t, []string{blackwellOrphan}, findingLines(lintTree(t, root)))
+}
+
+// A mutation edits one workflow of the fixture. Each expected finding is a
+// rule and the line holding `at`, the first one after `from` in the
+// mutated file.
+type mutation struct {
+	name, file string
+	edit       func(t *testing.T, text string) string
+	want       []expected
+}
+
+// replaceAfter is the edit that replaces the first old after anchor.
+func replaceAfter(anchor, old, new string) func(*testing.T, string) string {
+	return func(t *testing.T, text string) string {
+		t.Helper()
+		a := strings.Index(text, anchor)
+		require.GreaterOrEqual(t, a, 0, "anchor %q", anchor)
+		k := strings.Index(text[a:], old)
+		require.GreaterOrEqual(t, k, 0, "%q after %q", old, anchor)
+		return text[:a+k] + new + text[a+k+len(old):]
+	}
+}
+
+type expected struct {
+	rule, file, from, at string
+}
+
+func TestMiles_EachMutationIsCaughtByItsRuleOnItsLine(t *testing.T) {
+	const prTest, rocm = ".github/workflows/pr-test.yml", ".github/workflows/pr-test-rocm.yml"
+	cases := []mutation{
+		{"changed runner label", prTest, replaceAfter("  stage-c-8-gpu-h100:", `runs_on: '["h100", "8gpu"]'`, `runs_on: '["h100", "4gpu"]'`),
+			[]expected{{RuleRunsOn, prTest, "  stage-c-8-gpu-h100:", "runs_on:"}}},
+		{"changed partition id", prTest, replaceAfter("  stage-c-4-gpu-h200:", "partition_id: [0, 1, 2]", "partition_id: [0, 1, 3]"),
+			[]expected{{RuleShards, prTest, "  stage-c-4-gpu-h200:", "partition_id:"}}},
+		{"changed shard size", prTest, replaceAfter("  stage-c-8-gpu-h200:", "--auto-partition-size 2", "--auto-partition-size 3"),
+			[]expected{{RuleShards, prTest, "  stage-c-8-gpu-h200:", "--auto-partition-size 3"}}},
+		{"guard names another stage", prTest, replaceAfter("  stage-c-2-gpu-h200:", "'stage-c-2-gpu-h200')", "'stage-c-4-gpu-h200')"),
+			[]expected{{RuleSkipGuard, prTest, "  stage-c-2-gpu-h200:", "if:"}}},
+		{"changed suite", prTest, replaceAfter("  stage-b-2-gpu-h200:", "--suite stage-b-2-gpu-h200", "--suite stage-b-2-gpu-h100"),
+			[]expected{
+				{RuleMissingJob, prTest, "", "jobs:"},
+				{RuleJobName, prTest, "", "  stage-b-2-gpu-h200:"},
+				{RuleUnknownSuite, prTest, "  stage-b-2-gpu-h200:", "python tests/ci/run_suite.py"},
+			}},
+		{"changed --hw", rocm, replaceAfter("  stage-c-4-gpu-mi350:", "--hw rocm", "--hw cuda"),
+			[]expected{{RuleHW, rocm, "  stage-c-4-gpu-mi350:", "--hw cuda"}}},
+		{"dropped --cadence", prTest, replaceAfter("  stage-a-cpu:", "        --cadence ${{ needs.resolve-ci-policy.outputs.cadence }}\n", ""),
+			[]expected{{RulePolicyInputs, prTest, "  stage-a-cpu:", "python tests/ci/run_suite.py"}}},
+		{"removed need", prTest, replaceAfter("  stage-c-8-gpu-h100:", "needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]", "needs: [resolve-ci-policy, resolve-ci-image]"),
+			[]expected{{RuleNeeds, prTest, "  stage-c-8-gpu-h100:", "needs:"}}},
+		{"removed max-parallel", prTest, replaceAfter("  stage-c-4-gpu-h200:", "      max-parallel: ${{ needs.resolve-ci-policy.outputs.cadence == 'weekly' && 1 || 3 }}\n", ""),
+			[]expected{{RuleWeeklySerial, prTest, "  stage-c-4-gpu-h200:", "strategy:"}}},
+		{"extra cron", rocm, replaceAfter("  schedule:", "    - cron: '0 15 * * 6'\n", "    - cron: '0 15 * * 6'\n    - cron: '30 4 * * *'\n"),
+			[]expected{{RuleCron, rocm, "", "'30 4 * * *'"}}},
+		{"deleted job", prTest, func(t *testing.T, text string) string { return deleteJob(t, text, "stage-c-2-gpu-h200") },
+			[]expected{{RuleMissingJob, prTest, "", "jobs:"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := copyTree(t, milesFixture)
+			p := filepath.Join(root, filepath.FromSlash(tc.file))
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			mutated := tc.edit(t, string(data))
+			require.NotEqual(t, string(data), mutated)
+			require.NoError(t, os.WriteFile(p, []byte(mutated), 0o644))
+
+			res := lintTree(t, root)
+			var got []string
+			for _, f := range res.Findings {
+				if f.String() != blackwellOrphan {
+					got = append(got, fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line))
+				}
+				if f.Rule != RuleOrphan && f.Rule != RuleEmptySuite {
+					assert.Equal(t, Error, f.Severity, f.String())
+				}
+			}
+			var want []string
+			for _, e := range tc.want {
+				want = append(want, fmt.Sprintf("%s %s:%d", e.rule, e.file, lineOf(t, mutated, e.from, e.at)))
+			}
+			assert.ElementsMatch(t, want, got, "findings: %v", findingLines(res))
+		})
+	}
+}
+
+// deleteJob removes a job (its key and indented body) from a workflow.
+func deleteJob(t *testing.T, text, id string) string {
+	t.Helper()
+	start := strings.Index(text, "\n  "+id+":\n")
+	require.GreaterOrEqual(t, start, 0)
+	end := start + 1
+	lines := strings.SplitAfter(text[start+1:], "\n")
+	for i, l := range lines {
+		if i > 0 && strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") {
+			break
+		}
+		end += len(l)
+	}
+	return text[:start+1] + text[end:]
+}
+
+// lineOf returns the 1-based line of the first at after the first from.
+func lineOf(t *testing.T, text, from, at string) int {
+	t.Helper()
+	a := strings.Index(text, from)
+	require.GreaterOrEqual(t, a, 0, "%q", from)
+	k := strings.Index(text[a:], at)
+	require.GreaterOrEqual(t, k, 0, "%q after %q", at, from)
+	return strings.Count(text[:a+k], "\n") + 1
+}

@@ -1,0 +1,287 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// smallConfig is a roster of three suites: a CPU one, a sharded GPU one and
+// an external one; the policy job is called "policy".
+const smallConfig = `discovery:
+  roots: [tests]
+  pattern: "**/test_*.py"
+register_functions:
+  register_cpu_ci: cpu
+  register_cuda_ci: cuda
+  register_rocm_ci: rocm
+labels: [core]
+suites:
+  cpu:
+    - name: unit
+      runs_on: [ubuntu-latest]
+      needs: [policy]
+  cuda:
+    - name: gpu
+      runs_on: [gpu, 2x]
+      shards: 2
+      needs: [policy, unit]
+  rocm:
+    - name: ext
+      external: true
+schedules:
+  "0 1 * * *": nightly
+`
+
+// The workflow all small cases edit: every rule passes on it.
+const smallWorkflow = `on:
+  schedule:
+    - cron: '0 1 * * *'
+jobs:
+  policy:
+    runs-on: ubuntu-latest
+    steps:
+      - run: miles-ci policy
+  unit:
+    needs: policy
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          miles-ci run --hw cpu --suite unit \
+            --cadence ${{ needs.policy.outputs.cadence }} --labels ${{ needs.policy.outputs.raw_labels }}
+  gpu:
+    needs: [policy, unit]
+    if: ${{ !contains(fromJSON(needs.policy.outputs.skipped_stages), 'gpu') }}
+    strategy:
+      max-parallel: ${{ needs.policy.outputs.cadence == 'weekly' && 1 || 2 }}
+      matrix:
+        partition_id: [0, 1]
+    runs-on: [gpu, 2x]
+    steps:
+      - run: >-
+          python3 -m tests.ci.run_suite --hw=cuda --suite gpu
+          --auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 2
+          --cadence ${{ needs.policy.outputs.cadence }}
+          --labels ${{ needs.policy.outputs.raw_labels }}
+`
+
+var smallTests = map[string]string{
+	"tests/test_unit.py": "register_cpu_ci(1, 'unit')\n",
+	"tests/test_gpu.py":  "register_cuda_ci(1, 'gpu', labels=['core'])\n",
+	"tests/test_ext.py":  "register_rocm_ci(1, 'ext', labels=['core'])\n",
+}
+
+// lintSmall lints a repository of smallConfig, the given workflows and
+// test files (smallTests unless tests is given).
+func lintSmall(t *testing.T, workflows map[string]string, tests map[string]string) []string {
+	t.Helper()
+	root := t.TempDir()
+	if tests == nil {
+		tests = smallTests
+	}
+	files := map[string]string{config.FileName: smallConfig}
+	for name, text := range workflows {
+		files[".github/workflows/"+name] = text
+	}
+	for name, text := range tests {
+		files[name] = text
+	}
+	for rel, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	}
+	cfg, err := config.Load(root, "")
+	require.NoError(t, err)
+	reg, err := registry.Collect(root, cfg)
+	require.NoError(t, err)
+	res, err := Run(root, cfg, reg.Registrations)
+	require.NoError(t, err)
+	return findingLines(res)
+}
+
+// rootPlaceholder matches the temporary path of a small repository's
+// configuration in a message.
+var rootPlaceholder = regexp.MustCompile(`[^ ()]*/\.miles-ci\.yaml`)
+
+func edit(old, new string) func(string) string {
+	return func(s string) string {
+		if !strings.Contains(s, old) {
+			panic("no " + old)
+		}
+		return strings.Replace(s, old, new, 1)
+	}
+}
+
+func TestRules_TheSmallWorkflowPasses(t *testing.T) {
+	assert.Empty(t, lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow}, nil))
+}
+
+func TestRules_EachRuleReportsItsLine(t *testing.T) {
+	const pr = ".github/workflows/pr-test.yml:"
+	cases := []struct {
+		name string
+		edit func(string) string
+		want []string
+	}{
+		{"job-name", edit("  unit:\n    needs", "  unit-tests:\n    needs"), []string{
+			pr + "9:3: error: job 'unit-tests' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
+		}},
+		{"duplicate-job on the later job", func(s string) string { return s + strings.Replace(s[strings.Index(s, "  unit:"):strings.Index(s, "  gpu:")], "  unit:", "  unit2:", 1) }, []string{
+			pr + "30:3: error: job 'unit2' runs suite unit, which job 'unit' (.github/workflows/pr-test.yml:9) runs already; a suite has exactly one stage job [duplicate-job]",
+			pr + "30:3: error: job 'unit2' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
+		}},
+		{"external-job", edit("--suite unit", "--suite ext"), []string{
+			pr + "4:1: error: no job runs suite unit (1 registration), so it never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
+			pr + "9:3: error: job 'unit' runs suite 'ext'; stage and suite names are one set, so name the job ext [job-name]",
+			pr + "14:41: error: suite ext is external: another repository's workflow runs it, so no job here may (" + "%ROOT%/.miles-ci.yaml) [external-job]",
+		}},
+		{"unknown-suite as an expression", edit("--suite unit", "--suite ${{ matrix.suite }}"), []string{
+			pr + "4:1: error: no job runs suite unit (1 registration), so it never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
+			pr + "14:41: error: --suite is the expression ${{ matrix.suite }}; write the suite's name so the job can be checked against the roster [unknown-suite]",
+		}},
+		{"hw given with =", edit("--hw=cuda", "--hw=rocm"), []string{
+			pr + "26:41: error: --hw is 'rocm' but suite gpu is a cuda suite in the roster (%ROOT%/.miles-ci.yaml): write --hw cuda [hw]",
+		}},
+		{"runs-on as a list", edit("runs-on: [gpu, 2x]", "runs-on: [gpu]"), []string{
+			pr + "23:5: error: runs-on is [\"gpu\"] but the roster has [\"gpu\",\"2x\"] for gpu (%ROOT%/.miles-ci.yaml) [runs-on]",
+		}},
+		{"shards: size, id and matrix", func(s string) string {
+			return edit("--auto-partition-id ${{ matrix.partition_id }} --auto-partition-size 2", "--auto-partition-id 0 --auto-partition-size 1")(
+				edit("partition_id: [0, 1]", "partition_id: [1, 0]")(s))
+		}, []string{
+			pr + "22:9: error: partition_id is [1, 0] but the roster has 2 shards for gpu (%ROOT%/.miles-ci.yaml): write [0, 1] [shards]",
+			pr + "27:31: error: --auto-partition-id is 0; each shard job must take its own: --auto-partition-id ${{ matrix.partition_id }} [shards]",
+			pr + "27:55: error: --auto-partition-size is 1 but the roster has 2 shards for gpu (%ROOT%/.miles-ci.yaml) [shards]",
+		}},
+		{"skip-guard without skipped_stages", edit("${{ !contains(fromJSON(needs.policy.outputs.skipped_stages), 'gpu') }}", "always()"), []string{
+			pr + "18:5: error: if: does not test skipped_stages for gpu, so the job runs even when the policy skips it: add !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",
+		}},
+		{"skip-guard with no if", edit("    if: ${{ !contains(fromJSON(needs.policy.outputs.skipped_stages), 'gpu') }}\n", ""), []string{
+			pr + "16:3: error: the job has no if: guard, so it runs even when the policy skips gpu: add !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",
+		}},
+		{"policy-inputs: labels from elsewhere and no need", func(s string) string {
+			return edit("--labels ${{ needs.policy.outputs.raw_labels }}\n", "--labels ${{ github.event.label.name }}\n")(edit("needs: [policy, unit]", "needs: [unit]")(s))
+		}, []string{
+			pr + "15:59: error: --labels does not take the policy job's raw_labels: write --labels ${{ needs.policy.outputs.raw_labels }} [policy-inputs]",
+			pr + "17:5: error: the job does not need the policy job policy, so it cannot read its outputs: add it to needs [policy-inputs]",
+		}},
+		{"policy-inputs with no policy job (and no cron check)", edit("      - run: miles-ci policy\n", "      - run: echo no policy\n"), []string{
+			pr + "14:11: error: no job of pr-test.yml resolves the CI policy (python -m tests.ci.ci_policy or miles-ci policy), so the command cannot take --cadence and --labels from it [policy-inputs]",
+			pr + "26:11: error: no job of pr-test.yml resolves the CI policy (python -m tests.ci.ci_policy or miles-ci policy), so the command cannot take --cadence and --labels from it [policy-inputs]",
+		}},
+		{"needs", edit("needs: [policy, unit]", "needs: [policy]"), []string{
+			pr + "17:5: error: needs lacks unit, which the roster lists for gpu: needs: [policy, unit] (%ROOT%/.miles-ci.yaml) [needs]",
+		}},
+		{"weekly-serial", edit("${{ needs.policy.outputs.cadence == 'weekly' && 1 || 2 }}", "2"), []string{
+			pr + "20:7: error: max-parallel is 2 and does not depend on the policy's cadence, so a weekly run does not run one shard at a time: write max-parallel: ${{ needs.policy.outputs.cadence == 'weekly' && 1 || 2 }} [weekly-serial]",
+		}},
+		{"cron", edit("- cron: '0 1 * * *'", "- cron: '0 2 * * *'"), []string{
+			pr + "3:13: error: cron '0 2 * * *' has no cadence in the configuration's schedules ('0 1 * * *' -> nightly), so the policy step would fail with \"No CI policy is defined for schedule: 0 2 * * *\"; add it to schedules: in %ROOT%/.miles-ci.yaml or remove it [cron]",
+		}},
+		{"yaml", func(string) string { return "jobs:\n  unit: [\n" }, []string{
+			pr + "2:1: error: the workflow is not valid YAML: did not find expected node content [yaml]",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lintSmall(t, map[string]string{"pr-test.yml": tc.edit(smallWorkflow)}, nil)
+			for i := range got {
+				got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestRules_RegistrationsNoJobRuns(t *testing.T) {
+	tests := map[string]string{
+		"tests/test_unit.py":  "register_cpu_ci(1, 'unit')\n",
+		"tests/test_gpu.py":   "register_cuda_ci(1, 'gpu', labels=['core'], disabled='flaky')\n",
+		"tests/test_ext.py":   "register_rocm_ci(1, 'ext', labels=['core'])\n",
+		"tests/test_amd.py":   "\nregister_rocm_ci(1, 'gpu', labels=['core'])\n",
+		"tests/test_gone.py":  "import os\nregister_cpu_ci(1, 'stage-gone')\n",
+		"tests/test_mixed.py": "register_cpu_ci(1, 'unit')\nregister_cuda_ci(2, 'b200', labels=['core'])\n",
+	}
+	got := lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow}, tests)
+	for i := range got {
+		got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
+	}
+	assert.Equal(t, []string{
+		// The gpu suite's only cuda test is disabled: its job runs nothing.
+		".github/workflows/pr-test.yml:16:3: warning: suite gpu holds no enabled cuda registration, so job 'gpu' runs no test (fine while tests migrate to it) [empty-suite]",
+		"tests/test_amd.py:2:1: warning: suite 'gpu' is a cuda suite, so job 'gpu' never runs this rocm registration: register it with the suite's backend or in a rocm suite [orphan-registration]",
+		"tests/test_gone.py:2:1: warning: suite 'stage-gone' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %ROOT%/.miles-ci.yaml [orphan-registration]",
+		"tests/test_mixed.py:2:1: warning: suite 'b200' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %ROOT%/.miles-ci.yaml [orphan-registration]",
+	}, got)
+}
+
+func TestRules_WhereAJobLands(t *testing.T) {
+	reusable := "on: {workflow_call: {inputs: {execute_command: {type: string}}}}\njobs:\n  run:\n    runs-on: %s\n    steps:\n      - run: ${{ inputs.execute_command }}\n"
+	caller := func(uses, with string) string {
+		return edit("    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          miles-ci run --hw cpu --suite unit \\\n            --cadence ${{ needs.policy.outputs.cadence }} --labels ${{ needs.policy.outputs.raw_labels }}\n",
+			"    uses: "+uses+"\n    with:\n"+with+"      execute_command: >-\n        miles-ci run --hw cpu --suite unit --cadence ${{ needs.policy.outputs.cadence }}\n        --labels ${{ needs.policy.outputs.raw_labels }}\n")(smallWorkflow)
+	}
+	cases := []struct {
+		name      string
+		workflows map[string]string
+		want      []string
+	}{
+		{"the single job of a local reusable workflow", map[string]string{
+			"pr-test.yml": caller("./.github/workflows/_cpu.yml", ""), "_cpu.yml": fmt.Sprintf(reusable, "ubuntu-latest")}, nil},
+		{"a wrong label there is reported on uses:", map[string]string{
+			"pr-test.yml": caller("./.github/workflows/_cpu.yml", ""), "_cpu.yml": fmt.Sprintf(reusable, "[self-hosted, cpu]")}, []string{
+			".github/workflows/pr-test.yml:11:5: error: the runs-on of .github/workflows/_cpu.yml is [\"self-hosted\",\"cpu\"] but the roster has [\"ubuntu-latest\"] for unit (%ROOT%/.miles-ci.yaml) [runs-on]"}},
+		{"runs_on input wins", map[string]string{
+			"pr-test.yml": caller("./.github/workflows/_gpu.yml", "      runs_on: '[\"ubuntu-latest\"]'\n"), "_gpu.yml": fmt.Sprintf(reusable, "${{ fromJSON(inputs.runs_on) }}")}, nil},
+		{"runs_on as an expression", map[string]string{
+			"pr-test.yml": caller("./.github/workflows/_gpu.yml", "      runs_on: ${{ needs.plan.outputs.runs_on }}\n"), "_gpu.yml": fmt.Sprintf(reusable, "${{ fromJSON(inputs.runs_on) }}")}, []string{
+			".github/workflows/pr-test.yml:13:7: error: runs_on is the expression ${{ needs.plan.outputs.runs_on }}, so lint cannot tell where the job lands; write the labels; the roster has [\"ubuntu-latest\"] for unit [runs-on]"}},
+		{"a reusable workflow of another repository", map[string]string{
+			"pr-test.yml": caller("org/repo/.github/workflows/ci.yml@v1", "")}, []string{
+			".github/workflows/pr-test.yml:11:5: error: the job calls org/repo/.github/workflows/ci.yml@v1, whose runners lint cannot see; pass runs_on or call a workflow of this repository; the roster has [\"ubuntu-latest\"] for unit [runs-on]"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lintSmall(t, tc.workflows, nil)
+			for i := range got {
+				got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
+			}
+			if tc.want == nil {
+				tc.want = []string{}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// The /rerun-test workflow runs one file, not a stage; the other entry
+// points and commands that merely mention the runner are not stage jobs.
+func TestRules_OnlyRunnerInvocationsAreStageJobs(t *testing.T) {
+	extra := `on: workflow_dispatch
+jobs:
+  run-file:
+    uses: ./.github/workflows/_gpu.yml
+    with:
+      runs_on: ${{ needs.resolve.outputs.runs_on }}
+      execute_command: >-
+        miles-ci run --file '${{ inputs.test_file }}'
+  resolve:
+    runs-on: ubuntu-latest
+    steps:
+      - run: miles-ci file-run
+      - run: echo "python tests/ci/run_suite.py --suite nope"
+      - run: grep -n run_suite tests/ci/run_suite.py  # python tests/ci/run_suite.py --suite nope
+      - run: ${{ inputs.execute_command }} --list-only
+`
+	assert.Empty(t, lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow, "run-ci-file.yml": extra}, nil))
+}

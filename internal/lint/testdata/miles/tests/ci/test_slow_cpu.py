@@ -1,0 +1,1 @@
+register_cpu_ci(est_time=60, suite="stage-b-cpu")

@@ -1,0 +1,266 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// WorkflowDir is where GitHub reads a repository's workflows from; it does
+// not look into subdirectories.
+const WorkflowDir = ".github/workflows"
+
+// workflow is one parsed workflow file.
+type workflow struct {
+	path string // root-relative, with / separators
+	name string // the file name
+	src  []byte
+	// lineStarts holds the offset of each line's first byte.
+	lineStarts []int
+
+	root    *yaml.Node // the top-level mapping; nil when the file is not one
+	jobsKey *yaml.Node
+	jobs    []*job
+	// crons are the values of on.schedule[].cron.
+	crons []*yaml.Node
+	// broken is set when the file could not be read or parsed; nothing
+	// else of it is checked.
+	broken bool
+}
+
+// job is one entry of a workflow's jobs: mapping.
+type job struct {
+	wf        *workflow
+	id        string
+	key, body *yaml.Node
+	// invocations are the runner and policy commands the job runs.
+	invocations []*invocation
+}
+
+// readWorkflows parses every *.yml and *.yaml file of the workflow
+// directory below root, sorted by name. A file that cannot be read or is
+// not valid YAML becomes an error finding and a broken workflow.
+func readWorkflows(root string) ([]*workflow, []Finding, error) {
+	dir := filepath.Join(root, filepath.FromSlash(WorkflowDir))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("read workflow directory %q: %w", WorkflowDir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && (strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".yaml")) {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var (
+		wfs      []*workflow
+		findings []Finding
+	)
+	for _, n := range names {
+		wf := &workflow{path: path.Join(WorkflowDir, n), name: n}
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			wf.broken = true
+			findings = append(findings, Finding{Path: wf.path, Line: 1, Col: 1, Severity: Error, Rule: RuleYAML,
+				Message: fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))})
+			wfs = append(wfs, wf)
+			continue
+		}
+		if f := wf.parse(data); f != nil {
+			findings = append(findings, *f)
+		}
+		wfs = append(wfs, wf)
+	}
+	return wfs, findings, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// parse reads the workflow's YAML; a syntax error is returned as a finding.
+func (wf *workflow) parse(data []byte) *Finding {
+	wf.src = data
+	wf.lineStarts = []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			wf.lineStarts = append(wf.lineStarts, i+1)
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		wf.broken = true
+		line, msg := yamlErrorLine(err)
+		return &Finding{Path: wf.path, Line: line, Col: 1, Severity: Error, Rule: RuleYAML,
+			Message: "the workflow is not valid YAML: " + msg}
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	top := deref(doc.Content[0])
+	if top.Kind != yaml.MappingNode {
+		return nil
+	}
+	wf.root = top
+	if k, v := lookup(top, "jobs"); v != nil && v.Kind == yaml.MappingNode {
+		wf.jobsKey = k
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			key, body := v.Content[i], deref(v.Content[i+1])
+			wf.jobs = append(wf.jobs, &job{wf: wf, id: key.Value, key: key, body: body})
+		}
+	}
+	// GitHub reads the trigger key as the string "on" (yaml.v3 does not
+	// turn it into a boolean, as YAML 1.1 readers do).
+	if _, on := lookup(top, "on"); on != nil && on.Kind == yaml.MappingNode {
+		if _, sched := lookup(on, "schedule"); sched != nil && sched.Kind == yaml.SequenceNode {
+			for _, e := range sched.Content {
+				if _, c := lookup(deref(e), "cron"); c != nil && c.Kind == yaml.ScalarNode {
+					wf.crons = append(wf.crons, c)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// yamlErrorLine takes yaml.v3's "yaml: line N: msg" apart; the line is 1
+// when the message names none.
+func yamlErrorLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	msg = strings.NewReplacer("\n", " ", "\r", " ").Replace(msg)
+	return max(line, 1), msg
+}
+
+// deref follows an alias to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 100; depth++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// lookup returns the key and value nodes of key in mapping n, or nils.
+func lookup(n *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i], deref(n.Content[i+1])
+		}
+	}
+	return nil, nil
+}
+
+// scalar returns a node's text when it is a scalar.
+func scalar(n *yaml.Node) (string, bool) {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return n.Value, true
+}
+
+// get returns the key and value nodes of a path of keys in the job's body.
+func (j *job) get(keys ...string) (*yaml.Node, *yaml.Node) {
+	var k, v *yaml.Node
+	v = j.body
+	for _, key := range keys {
+		if k, v = lookup(v, key); v == nil {
+			return nil, nil
+		}
+	}
+	return k, v
+}
+
+// needs returns the job ids of the job's needs: (a string or a list).
+func (j *job) needs() []string {
+	_, v := j.get("needs")
+	if s, ok := scalar(v); ok {
+		return []string{s}
+	}
+	var out []string
+	if v != nil && v.Kind == yaml.SequenceNode {
+		for _, e := range v.Content {
+			if s, ok := scalar(deref(e)); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// at is the position of a node: its line and column.
+func at(n *yaml.Node) (int, int) {
+	if n == nil {
+		return 1, 1
+	}
+	return n.Line, n.Column
+}
+
+// offset returns the byte offset of a node's first character in the file.
+// yaml.v3 counts columns in characters, so the column is walked in runes.
+func (wf *workflow) offset(n *yaml.Node) int {
+	if n.Line < 1 || n.Line > len(wf.lineStarts) {
+		return len(wf.src)
+	}
+	off := wf.lineStarts[n.Line-1]
+	for col := 1; col < n.Column && off < len(wf.src) && wf.src[off] != '\n'; col++ {
+		_, size := utf8.DecodeRune(wf.src[off:])
+		off += size
+	}
+	return off
+}
+
+// position returns the 1-based line and character column of a byte offset.
+func (wf *workflow) position(off int) (int, int) {
+	line := sort.Search(len(wf.lineStarts), func(i int) bool { return wf.lineStarts[i] > off })
+	start := wf.lineStarts[line-1]
+	return line, utf8.RuneCount(wf.src[start:off]) + 1
+}
+
+// placeWords gives each word of a command held in the scalar node n its
+// line and column in the file. YAML folding and block indentation change
+// only the blanks between words, so each word's raw text is found, in
+// order, in the file from the node on; a word YAML escaping changed is not
+// found and keeps no position (it is then reported at the command).
+func (wf *workflow) placeWords(n *yaml.Node, cmds [][]word) {
+	from := wf.offset(n)
+	limit := min(len(wf.src), from+2*len(n.Value)+256)
+	cursor := from
+	for _, cmd := range cmds {
+		for i := range cmd {
+			w := &cmd[i]
+			if cursor > limit {
+				continue
+			}
+			k := bytes.Index(wf.src[cursor:limit], []byte(w.raw))
+			if k < 0 {
+				continue
+			}
+			w.line, w.col = wf.position(cursor + k)
+			cursor += k + len(w.raw)
+		}
+	}
+}
