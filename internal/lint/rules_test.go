@@ -136,7 +136,9 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 		{"job-name", edit("  unit:\n    needs", "  unit-tests:\n    needs"), []string{
 			pr + "9:3: error: job 'unit-tests' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
 		}},
-		{"duplicate-job on the later job", func(s string) string { return s + strings.Replace(s[strings.Index(s, "  unit:"):strings.Index(s, "  gpu:")], "  unit:", "  unit2:", 1) }, []string{
+		{"duplicate-job on the later job", func(s string) string {
+			return s + strings.Replace(s[strings.Index(s, "  unit:"):strings.Index(s, "  gpu:")], "  unit:", "  unit2:", 1)
+		}, []string{
 			pr + "30:3: error: job 'unit2' runs suite unit, which job 'unit' (.github/workflows/pr-test.yml:9) runs already; a suite has exactly one stage job [duplicate-job]",
 			pr + "30:3: error: job 'unit2' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
 		}},
