@@ -13,6 +13,14 @@ mc() { step "miles-ci $*"; "$bin" --root "$repo" "$@"; }
 mc suites
 mc suites --suite stage-c-8-gpu-h100
 
+# The workflows checked against the roster and the registrations, then a
+# copy with a copy-paste slip: the H100 stage asking for 4-GPU runners.
+mc lint
+cp -R "$repo" "$work/slip"
+sed 's/"h100", "8gpu"/"h100", "4gpu"/' "$repo/.github/workflows/pr-test.yml" > "$work/slip/.github/workflows/pr-test.yml"
+step "miles-ci lint   (the copy with the slip)"
+"$bin" --root "$work/slip" lint || echo "(exit status $?)"
+
 # The resolve-ci-policy job of a PR labelled run-ci-megatron that touched docs
 # and one H100 test: every other GPU stage is skipped.
 printf 'M\0docs/ci/stages.md\0M\0tests/e2e/megatron/test_megatron_tp2.py\0' > "$work/diff"
