@@ -12,28 +12,17 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 )
 
-// writeTree writes files (repository-relative path → text) below dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	}
-}
-
 // A label added to tests/ci/labels.py, the file Miles edits, works in every
 // command with no .miles-ci.yaml, as it does for the Python scripts.
 func TestLabelsPy_ANewLabelWorksWithoutAConfigFile(t *testing.T) {
 	requireReader(t)
-	dir := t.TempDir()
 	var labels strings.Builder
 	labels.WriteString("KNOWN_LABELS: dict[str, str] = {\n")
 	for _, l := range config.Default().KnownLabels() {
 		labels.WriteString("    \"" + l + "\": \"x\",\n")
 	}
 	labels.WriteString("    \"b200\": \"Blackwell tests\",\n}\n")
-	writeTree(t, dir, map[string]string{
+	dir := execRepo(t, map[string]string{
 		"tests/ci/labels.py":          labels.String(),
 		"tests/e2e/test_blackwell.py": "register_cuda_ci(est_time=60, suite=\"stage-c-8-gpu-h100\", labels=[\"b200\"])\n",
 	})

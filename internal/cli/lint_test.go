@@ -66,20 +66,7 @@ func TestLint_ExitStatusAndOutput(t *testing.T) {
 func copyFixture(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	require.NoError(t, filepath.Walk(lintFixture, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(lintFixture, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	}))
+	require.NoError(t, os.CopyFS(dst, os.DirFS(lintFixture)))
 	return dst
 }
 

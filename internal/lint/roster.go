@@ -1,0 +1,157 @@
+package lint
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+)
+
+// The rules across workflows: one job per roster suite, and a job for
+// every registration.
+
+// checkRoster: every suite of the roster that this repository runs has
+// exactly one stage job, in its workflow; a job whose suite holds nothing
+// is a warning.
+func (c *checker) checkRoster() {
+	var names []string
+	for name := range c.runs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		runs := c.runs[name]
+		for _, r := range runs[1:] {
+			first := runs[0].job
+			c.atNode(r.job.wf, r.job.key, RuleDuplicateJob, "job %s runs suite %s, which job %s (%s:%d) runs already; a suite has exactly one stage job",
+				pyfmt.Repr(r.job.id), name, pyfmt.Repr(first.id), first.wf.path, first.key.Line)
+		}
+	}
+	for _, s := range c.cfg.Suites {
+		if s.External {
+			continue
+		}
+		wfName := s.WorkflowFile()
+		var inWorkflow, elsewhere []stageRun
+		for _, r := range c.runs[s.Name] {
+			if r.job.wf.name == wfName {
+				inWorkflow = append(inWorkflow, r)
+			} else {
+				elsewhere = append(elsewhere, r)
+			}
+		}
+		if len(inWorkflow) == 0 {
+			c.missingJob(s, wfName, elsewhere)
+			continue
+		}
+		enabled := 0
+		for _, r := range c.regs {
+			if r.Suite == s.Name && r.Backend == s.Backend && r.Enabled() {
+				enabled++
+			}
+		}
+		if enabled == 0 {
+			j := inWorkflow[0].job
+			c.add(j.wf, j.key.Line, j.key.Column, Warning, RuleEmptySuite,
+				"suite %s holds no enabled %s registration, so job %s runs no test (fine while tests migrate to it)", s.Name, s.Backend, pyfmt.Repr(j.id))
+		}
+	}
+}
+
+func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun) {
+	regs := 0
+	for _, r := range c.regs {
+		if r.Suite == s.Name {
+			regs++
+		}
+	}
+	msg := fmt.Sprintf("no job runs suite %s (%s), so it never runs: add a job %s running miles-ci run --hw %s --suite %s",
+		s.Name, countNoun(regs, "registration"), s.Name, s.Backend, s.Name)
+	if len(elsewhere) > 0 {
+		r := elsewhere[0]
+		msg += fmt.Sprintf(" (job %s in %s runs it, but the roster puts the suite in %s)", pyfmt.Repr(r.job.id), r.job.wf.path, wfName)
+	}
+	wf := c.byName[wfName]
+	switch {
+	case wf == nil:
+		c.findings = append(c.findings, Finding{Path: path.Join(WorkflowDir, wfName), Line: 1, Col: 1, Severity: Error, Rule: RuleMissingJob,
+			Message: fmt.Sprintf("%s does not exist, so %s", path.Join(WorkflowDir, wfName), msg)})
+	case wf.broken:
+		// The workflow's own finding says why nothing in it can be read.
+	default:
+		c.atNode(wf, keyOr(wf.jobsKey, wf.root), RuleMissingJob, "%s", msg)
+	}
+}
+
+func countNoun(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// checkRegistrations: a registration whose suite no job runs (for its
+// backend) never runs. Suites the roster marks external run elsewhere, and
+// a roster suite without a job is already a missing-job error.
+func (c *checker) checkRegistrations() {
+	for _, r := range c.regs {
+		s, inRoster := c.cfg.Suite(r.Suite)
+		if inRoster && s.External {
+			continue
+		}
+		runs := c.runs[r.Suite]
+		if inRoster && !c.hasJobIn(s) {
+			continue
+		}
+		// A job runs the registrations of its suite's backend: the
+		// roster's (a job with another --hw is an hw error of its own),
+		// else the backend its command names.
+		var other *stageRun
+		ran := false
+		for i, run := range runs {
+			hw := run.hw
+			if inRoster {
+				hw = string(s.Backend)
+			}
+			if hw == string(r.Backend) {
+				ran = true
+				break
+			}
+			if other == nil {
+				other = &runs[i]
+			}
+		}
+		if ran {
+			continue
+		}
+		var msg string
+		switch {
+		case other != nil && inRoster:
+			msg = fmt.Sprintf("suite %s is a %s suite, so job %s never runs this %s registration: register it with the suite's backend or in a %s suite",
+				pyfmt.Repr(r.Suite), s.Backend, pyfmt.Repr(other.job.id), r.Backend, r.Backend)
+		case other != nil:
+			msg = fmt.Sprintf("suite %s is run by job %s with --hw %s, so this %s registration never runs",
+				pyfmt.Repr(r.Suite), pyfmt.Repr(other.job.id), other.hw, r.Backend)
+		case inRoster:
+			msg = fmt.Sprintf("no job runs suite %s, so this registration never runs", pyfmt.Repr(r.Suite))
+		default:
+			msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %s",
+				pyfmt.Repr(r.Suite), c.cfg.Origin())
+		}
+		c.findings = append(c.findings, Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: Warning, Rule: RuleOrphan, Message: msg})
+	}
+}
+
+// hasJobIn reports whether a roster suite has a job in its own workflow
+// (else missing-job reported it).
+func (c *checker) hasJobIn(s config.Suite) bool {
+	for _, r := range c.runs[s.Name] {
+		if r.job.wf.name == s.WorkflowFile() {
+			return true
+		}
+	}
+	return false
+}
