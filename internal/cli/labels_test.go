@@ -15,7 +15,6 @@ import (
 // A label added to tests/ci/labels.py, the file Miles edits, works in every
 // command with no .miles-ci.yaml, as it does for the Python scripts.
 func TestLabelsPy_ANewLabelWorksWithoutAConfigFile(t *testing.T) {
-	requireReader(t)
 	var labels strings.Builder
 	labels.WriteString("KNOWN_LABELS: dict[str, str] = {\n")
 	for _, l := range config.Default().KnownLabels() {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -8,19 +9,19 @@ import (
 
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/lint"
+	"github.com/radixark/miles-ci/internal/plan"
 )
 
 // LintOptions holds the flags of `miles-ci lint`.
 type LintOptions struct {
-	Factory *Factory
-	JSON    bool // --json: the findings as one JSON document
-	Strict  bool // --strict: a warning fails too
+	JSON   bool // --json: the findings as one JSON document
+	Strict bool // --strict: a warning fails too
 }
 
 // NewCmdLint builds `miles-ci lint`: check the workflows against the roster
 // and the registrations.
 func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
-	opts := &LintOptions{Factory: f}
+	opts := &LintOptions{}
 	cmd := &cobra.Command{
 		Use:   "lint",
 		Short: "Check the workflows against the roster of suites and the registrations",
@@ -38,11 +39,11 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
   miles-ci --root ../miles lint --strict
   miles-ci lint --json`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
 			}
-			return lintRun(opts)
+			return lintRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"findings":[…],"errors":N,"warnings":M}`)
@@ -50,8 +51,7 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
 	return cmd
 }
 
-func lintRun(opts *LintOptions) error {
-	f := opts.Factory
+func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
 	cfg, reg, err := f.Collect()
 	if err != nil {
 		return reportCollectError(f, err)
@@ -86,7 +86,7 @@ func lintRun(opts *LintOptions) error {
 		for _, fd := range res.Findings {
 			fmt.Fprintln(f.Out, oneLine(fd.String()))
 		}
-		fmt.Fprintf(f.Out, "%s, %s\n", countNoun(res.Errors, "error"), countNoun(res.Warnings, "warning"))
+		fmt.Fprintf(f.Out, "%s, %s\n", plan.CountNoun(res.Errors, "error"), plan.CountNoun(res.Warnings, "warning"))
 	}
 	if res.Errors > 0 || opts.Strict && res.Warnings > 0 {
 		return &ExitError{Code: exitFailure}

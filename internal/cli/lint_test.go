@@ -41,7 +41,6 @@ const fixtureOrphan = "tests/e2e/megatron/test_blackwell.py:3:1: warning: suite 
 	"so this registration never runs: use a suite of the roster, or add this one, with its job, to internal/config/default.yaml or .miles-ci.yaml [orphan-registration]"
 
 func TestLint_ExitStatusAndOutput(t *testing.T) {
-	requireReader(t)
 	cases := []struct {
 		name   string
 		args   []string
@@ -71,7 +70,6 @@ func copyFixture(t *testing.T) string {
 }
 
 func TestLint_AnErrorFailsAndAnnotatesUnderGitHubActions(t *testing.T) {
-	requireReader(t)
 	root := copyFixture(t)
 	p := filepath.Join(root, ".github/workflows/pr-test.yml")
 	data, err := os.ReadFile(p)
@@ -108,7 +106,6 @@ func TestLint_AnErrorFailsAndAnnotatesUnderGitHubActions(t *testing.T) {
 }
 
 func TestLint_ABrokenTestFileIsTheCollectorsError(t *testing.T) {
-	requireReader(t)
 	root := copyFixture(t)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "tests/ci/test_slow_cpu.py"), []byte("register_cpu_ci(\n"), 0o644))
 	f, out, errOut := suitesFactory(root, nil)
@@ -118,7 +115,6 @@ func TestLint_ABrokenTestFileIsTheCollectorsError(t *testing.T) {
 }
 
 func TestLint_NoFindingsIsAnEmptyJSONList(t *testing.T) {
-	requireReader(t)
 	root := copyFixture(t)
 	require.NoError(t, os.Remove(filepath.Join(root, "tests/e2e/megatron/test_blackwell.py")))
 	f, out, errOut := suitesFactory(root, nil)

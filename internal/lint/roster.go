@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path"
 	"sort"
-	"strconv"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
@@ -49,7 +49,7 @@ func (c *checker) checkRoster() {
 		}
 		enabled := 0
 		for _, r := range c.regs {
-			if r.Suite == s.Name && r.Backend == s.Backend && r.Enabled() {
+			if js, ok := r.Job(c.cfg); ok && js.Name == s.Name && r.Enabled() {
 				enabled++
 			}
 		}
@@ -69,7 +69,7 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 		}
 	}
 	msg := fmt.Sprintf("no job runs suite %s (%s), so it never runs: add a job %s running miles-ci run --hw %s --suite %s",
-		s.Name, countNoun(regs, "registration"), s.Name, s.Backend, s.Name)
+		s.Name, plan.CountNoun(regs, "registration"), s.Name, s.Backend, s.Name)
 	if len(elsewhere) > 0 {
 		r := elsewhere[0]
 		msg += fmt.Sprintf(" (job %s in %s runs it, but the roster puts the suite in %s)", pyfmt.Repr(r.job.id), r.job.wf.path, wfName)
@@ -86,72 +86,48 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 	}
 }
 
-func countNoun(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// checkRegistrations: a registration whose suite no job runs (for its
-// backend) never runs. Suites the roster marks external run elsewhere, and
-// a roster suite without a job is already a missing-job error.
+// checkRegistrations: a registration that reaches no job never runs.
+// Suites the roster marks external run elsewhere, and a roster suite
+// without a job is a missing-job error of its own.
 func (c *checker) checkRegistrations() {
 	for _, r := range c.regs {
-		s, inRoster := c.cfg.Suite(r.Suite)
-		if inRoster && s.External {
-			continue
-		}
-		runs := c.runs[r.Suite]
-		if inRoster && !c.hasJobIn(s) {
-			continue
-		}
-		// A job runs the registrations of its suite's backend: the
-		// roster's (a job with another --hw is an hw error of its own),
-		// else the backend its command names.
-		var other *stageRun
-		ran := false
-		for i, run := range runs {
-			hw := run.hw
-			if inRoster {
-				hw = string(s.Backend)
-			}
-			if hw == string(r.Backend) {
-				ran = true
-				break
-			}
-			if other == nil {
-				other = &runs[i]
-			}
-		}
-		if ran {
+		if _, ok := r.Job(c.cfg); ok {
 			continue
 		}
 		var msg string
+		s, inRoster := c.cfg.Suite(r.Suite)
 		switch {
-		case other != nil && inRoster:
-			msg = fmt.Sprintf("suite %s is a %s suite, so job %s never runs this %s registration: register it with the suite's backend or in a %s suite",
-				pyfmt.Repr(r.Suite), s.Backend, pyfmt.Repr(other.job.id), r.Backend, r.Backend)
-		case other != nil:
-			msg = fmt.Sprintf("suite %s is run by job %s with --hw %s, so this %s registration never runs",
-				pyfmt.Repr(r.Suite), pyfmt.Repr(other.job.id), other.hw, r.Backend)
+		case inRoster && s.External:
+			continue
 		case inRoster:
-			msg = fmt.Sprintf("no job runs suite %s, so this registration never runs", pyfmt.Repr(r.Suite))
+			msg = fmt.Sprintf("suite %s is a %s suite, so its job never runs this %s registration: register it with the suite's backend or in a %s suite",
+				pyfmt.Repr(r.Suite), s.Backend, r.Backend, r.Backend)
 		default:
-			msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %s",
-				pyfmt.Repr(r.Suite), c.cfg.Origin())
+			// Not in the roster, but a job may run it anyway (an
+			// unknown-suite error of that job): then it runs when the
+			// job's --hw is the registration's backend.
+			var other *stageRun
+			ran := false
+			for i, run := range c.runs[r.Suite] {
+				if run.hw == string(r.Backend) {
+					ran = true
+					break
+				}
+				if other == nil {
+					other = &c.runs[r.Suite][i]
+				}
+			}
+			switch {
+			case ran:
+				continue
+			case other != nil:
+				msg = fmt.Sprintf("suite %s is run by job %s with --hw %s, so this %s registration never runs",
+					pyfmt.Repr(r.Suite), pyfmt.Repr(other.job.id), other.hw, r.Backend)
+			default:
+				msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %s",
+					pyfmt.Repr(r.Suite), c.cfg.Origin())
+			}
 		}
 		c.findings = append(c.findings, Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: Warning, Rule: RuleOrphan, Message: msg})
 	}
-}
-
-// hasJobIn reports whether a roster suite has a job in its own workflow
-// (else missing-job reported it).
-func (c *checker) hasJobIn(s config.Suite) bool {
-	for _, r := range c.runs[s.Name] {
-		if r.job.wf.name == s.WorkflowFile() {
-			return true
-		}
-	}
-	return false
 }

@@ -221,7 +221,7 @@ func TestRules_RegistrationsNoJobRuns(t *testing.T) {
 	assert.Equal(t, []string{
 		// The gpu suite's only cuda test is disabled: its job runs nothing.
 		".github/workflows/pr-test.yml:16:3: warning: suite gpu holds no enabled cuda registration, so job 'gpu' runs no test (fine while tests migrate to it) [empty-suite]",
-		"tests/test_amd.py:2:1: warning: suite 'gpu' is a cuda suite, so job 'gpu' never runs this rocm registration: register it with the suite's backend or in a rocm suite [orphan-registration]",
+		"tests/test_amd.py:2:1: warning: suite 'gpu' is a cuda suite, so its job never runs this rocm registration: register it with the suite's backend or in a rocm suite [orphan-registration]",
 		"tests/test_gone.py:2:1: warning: suite 'stage-gone' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %ROOT%/.miles-ci.yaml [orphan-registration]",
 		"tests/test_mixed.py:2:1: warning: suite 'b200' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %ROOT%/.miles-ci.yaml [orphan-registration]",
 	}, got)
