@@ -139,7 +139,7 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 		s, ok := c.cfg.Suite(name)
 		switch {
 		case !ok:
-			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); configured suites: %s",
+			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); known suites: %s",
 				pyfmt.Repr(name), c.cfg.Origin(), strings.Join(c.suiteNames(), ", "))
 			continue
 		case s.External:
