@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
@@ -68,8 +67,15 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 			regs++
 		}
 	}
-	msg := fmt.Sprintf("no job runs suite %s (%s), so it never runs: add a job %s running miles-ci run --hw %s --suite %s",
-		s.Name, plan.CountNoun(regs, "registration"), s.Name, s.Backend, s.Name)
+	msg := "no job runs suite " + s.Name
+	switch regs {
+	case 0:
+	case 1:
+		msg += ", so its registration never runs"
+	default:
+		msg += fmt.Sprintf(", so its %d registrations never run", regs)
+	}
+	msg += fmt.Sprintf(": add a job %s running miles-ci run --hw %s --suite %s", s.Name, s.Backend, s.Name)
 	if len(elsewhere) > 0 {
 		r := elsewhere[0]
 		msg += fmt.Sprintf(" (job %s in %s runs it, but the roster puts the suite in %s)", pyfmt.Repr(r.job.id), r.job.wf.path, wfName)
@@ -78,7 +84,7 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 	switch {
 	case wf == nil:
 		c.findings = append(c.findings, Finding{Path: path.Join(WorkflowDir, wfName), Line: 1, Col: 1, Severity: Error, Rule: RuleMissingJob,
-			Message: fmt.Sprintf("%s does not exist, so %s", path.Join(WorkflowDir, wfName), msg)})
+			Message: fmt.Sprintf("%s does not exist: %s", path.Join(WorkflowDir, wfName), msg)})
 	case wf.broken:
 		// The workflow's own finding says why nothing in it can be read.
 	default:

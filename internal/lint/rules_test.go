@@ -143,12 +143,12 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 			pr + "30:3: error: job 'unit2' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
 		}},
 		{"external-job", edit("--suite unit", "--suite ext"), []string{
-			pr + "4:1: error: no job runs suite unit (1 registration), so it never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
+			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
 			pr + "9:3: error: job 'unit' runs suite 'ext'; stage and suite names are one set, so name the job ext [job-name]",
 			pr + "14:41: error: suite ext is external: another repository's workflow runs it, so no job here may (" + "%ROOT%/.miles-ci.yaml) [external-job]",
 		}},
 		{"unknown-suite as an expression", edit("--suite unit", "--suite ${{ matrix.suite }}"), []string{
-			pr + "4:1: error: no job runs suite unit (1 registration), so it never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
+			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
 			pr + "14:41: error: --suite is the expression ${{ matrix.suite }}; write the suite's name so the job can be checked against the roster [unknown-suite]",
 		}},
 		{"hw given with =", edit("--hw=cuda", "--hw=rocm"), []string{
