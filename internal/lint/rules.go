@@ -108,10 +108,9 @@ func (c *checker) check() {
 // job's own wiring against the roster entry of the (first) suite it runs.
 func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	var (
-		suite   config.Suite
-		known   bool
-		command *invocation
-		seen    = map[string]bool{}
+		suite config.Suite
+		known bool
+		seen  = map[string]bool{}
 	)
 	for _, inv := range j.invocations {
 		if inv.kind != runSuite {
@@ -128,13 +127,15 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		name := sw.text
-		hw, _ := inv.value("--hw")
+		// A job may run its suite twice (a --list-only step, then the
+		// run): it is still one job of that suite.
 		if !seen[name] {
 			seen[name] = true
+			hw, _ := inv.value("--hw")
 			c.runs[name] = append(c.runs[name], stageRun{job: j, inv: inv, hw: hw.text})
-		}
-		if name != j.id {
-			c.atNode(j.wf, j.key, RuleJobName, "job %s runs suite %s; stage and suite names are one set, so name the job %s", pyfmt.Repr(j.id), pyfmt.Repr(name), name)
+			if name != j.id {
+				c.atNode(j.wf, j.key, RuleJobName, "job %s runs suite %s; stage and suite names are one set, so name the job %s", pyfmt.Repr(j.id), pyfmt.Repr(name), name)
+			}
 		}
 		s, ok := c.cfg.Suite(name)
 		switch {
@@ -148,8 +149,8 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 		}
 		c.checkHW(j, inv, s)
 		c.checkShardFlags(j, inv, s)
-		if command == nil {
-			command, suite, known = inv, s, true
+		if !known {
+			suite, known = s, true
 		}
 	}
 	if !known {

@@ -287,3 +287,16 @@ jobs:
 `
 	assert.Empty(t, lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow, "run-ci-file.yml": extra}, nil))
 }
+
+// A job that plans its suite, then runs it, is one job of that suite.
+func TestRules_TwoCommandsOfOneJobAreOneStageJob(t *testing.T) {
+	twice := edit("      - run: |\n          miles-ci run --hw cpu --suite unit \\\n",
+		"      - run: miles-ci run --hw cpu --suite unit --list-only --cadence ${{ needs.policy.outputs.cadence }} --labels ${{ needs.policy.outputs.raw_labels }}\n"+
+			"      - run: |\n          miles-ci run --hw cpu --suite unit \\\n")(smallWorkflow)
+	assert.Empty(t, lintSmall(t, map[string]string{"pr-test.yml": twice}, nil))
+
+	renamed := strings.Replace(twice, "  unit:\n", "  unit-job:\n", 1)
+	assert.Equal(t, []string{
+		".github/workflows/pr-test.yml:9:3: error: job 'unit-job' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
+	}, lintSmall(t, map[string]string{"pr-test.yml": renamed}, nil))
+}

@@ -247,7 +247,10 @@ func (wf *workflow) position(off int) (int, int) {
 // found and keeps no position (it is then reported at the command).
 func (wf *workflow) placeWords(n *yaml.Node, cmds [][]word) {
 	from := wf.offset(n)
-	limit := min(len(wf.src), from+2*len(n.Value)+256)
+	// The search stays near the node: its source is the value plus the
+	// indentation and quoting YAML added, so a word that is not found
+	// there (changed by an escape) is not matched far below.
+	limit := min(len(wf.src), from+4*len(n.Value)+1024)
 	cursor := from
 	for _, cmd := range cmds {
 		for i := range cmd {
