@@ -44,9 +44,10 @@ type job struct {
 	invocations []*invocation
 }
 
-// readWorkflows parses every *.yml and *.yaml file of the workflow
-// directory below root, sorted by name. A file that cannot be read or is
-// not valid YAML becomes an error finding and a broken workflow.
+// readWorkflows parses every *.yml and *.yaml entry of the workflow
+// directory below root, sorted by name. An entry that cannot be read (a
+// directory, a FIFO, a broken link) or is not valid YAML becomes an error
+// finding and a broken workflow.
 func readWorkflows(root string) ([]*workflow, []Finding, error) {
 	dir := filepath.Join(root, filepath.FromSlash(WorkflowDir))
 	entries, err := os.ReadDir(dir)
@@ -59,7 +60,7 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if !e.IsDir() && (strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".yaml")) {
+		if strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".yaml") {
 			names = append(names, n)
 		}
 	}
@@ -70,20 +71,42 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 	)
 	for _, n := range names {
 		wf := &workflow{path: path.Join(WorkflowDir, n), name: n}
-		data, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
+		wfs = append(wfs, wf)
+		data, problem := readWorkflowFile(filepath.Join(dir, n))
+		if problem != "" {
 			wf.broken = true
-			findings = append(findings, Finding{Path: wf.path, Line: 1, Col: 1, Severity: Error, Rule: RuleYAML,
-				Message: fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))})
-			wfs = append(wfs, wf)
+			findings = append(findings, Finding{Path: wf.path, Line: 1, Col: 1, Severity: Error, Rule: RuleYAML, Message: problem})
 			continue
 		}
 		if f := wf.parse(data); f != nil {
 			findings = append(findings, *f)
 		}
-		wfs = append(wfs, wf)
 	}
 	return wfs, findings, nil
+}
+
+// maxWorkflowSize bounds what lint reads of one workflow file: far beyond
+// any hand-written workflow, and small enough to keep memory bounded.
+const maxWorkflowSize = 16 << 20
+
+// readWorkflowFile reads a regular file of at most maxWorkflowSize bytes,
+// following a symbolic link; anything else is a problem to report. A FIFO
+// is never opened, so lint cannot hang on one.
+func readWorkflowFile(p string) ([]byte, string) {
+	info, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))
+	case !info.Mode().IsRegular():
+		return nil, "cannot read the workflow: not a regular file"
+	case info.Size() > maxWorkflowSize:
+		return nil, fmt.Sprintf("cannot read the workflow: larger than %d MiB", maxWorkflowSize>>20)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))
+	}
+	return data, ""
 }
 
 func unwrapPath(err error) error {
