@@ -81,7 +81,8 @@ var smallTests = map[string]string{
 }
 
 // lintSmall lints a repository of smallConfig, the given workflows and
-// test files (smallTests unless tests is given).
+// test files (smallTests unless tests is given), and returns the finding
+// lines with the configuration's temporary path written %ROOT%/.miles-ci.yaml.
 func lintSmall(t *testing.T, workflows map[string]string, tests map[string]string) []string {
 	t.Helper()
 	root := t.TempDir()
@@ -106,7 +107,11 @@ func lintSmall(t *testing.T, workflows map[string]string, tests map[string]strin
 	require.NoError(t, err)
 	res, err := Run(root, cfg, reg.Registrations)
 	require.NoError(t, err)
-	return findingLines(res)
+	lines := findingLines(res)
+	for i := range lines {
+		lines[i] = rootPlaceholder.ReplaceAllString(lines[i], "%ROOT%/.miles-ci.yaml")
+	}
+	return lines
 }
 
 // rootPlaceholder matches the temporary path of a small repository's
@@ -197,9 +202,6 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := lintSmall(t, map[string]string{"pr-test.yml": tc.edit(smallWorkflow)}, nil)
-			for i := range got {
-				got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
-			}
 			assert.Equal(t, tc.want, got)
 		})
 	}
@@ -215,9 +217,6 @@ func TestRules_RegistrationsNoJobRuns(t *testing.T) {
 		"tests/test_mixed.py": "register_cpu_ci(1, 'unit')\nregister_cuda_ci(2, 'b200', labels=['core'])\n",
 	}
 	got := lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow}, tests)
-	for i := range got {
-		got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
-	}
 	assert.Equal(t, []string{
 		// The gpu suite's only cuda test is disabled: its job runs nothing.
 		".github/workflows/pr-test.yml:16:3: warning: suite gpu holds no enabled cuda registration, so job 'gpu' runs no test (fine while tests migrate to it) [empty-suite]",
@@ -255,9 +254,6 @@ func TestRules_WhereAJobLands(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := lintSmall(t, tc.workflows, nil)
-			for i := range got {
-				got[i] = rootPlaceholder.ReplaceAllString(got[i], "%ROOT%/.miles-ci.yaml")
-			}
 			if tc.want == nil {
 				tc.want = []string{}
 			}
