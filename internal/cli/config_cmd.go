@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
 )
 
 // ConfigOptions holds the flags of `miles-ci config`.
@@ -43,6 +45,6 @@ func configRun(_ context.Context, f *Factory, opts *ConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Out.Write([]byte("configuration OK: " + cfg.Source + "\n"))
+	_, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, plan.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource())
 	return err
 }

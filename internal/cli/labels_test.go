@@ -45,10 +45,17 @@ func TestLabelsPy_ANewLabelWorksWithoutAConfigFile(t *testing.T) {
 	assert.Contains(t, out.String(), "labels=[run-ci-b200]")
 	assert.NotContains(t, out.String(), `"stage-c-8-gpu-h100"`, "the b200 test makes its stage runnable")
 
+	f, out, errOut = suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"--root", dir, "config"}, f), errOut.String())
+	assert.Equal(t, "configuration OK: default; 20 labels from tests/ci/labels.py\n", out.String())
+
 	// Without labels.py the built-in list rejects the label, and says why.
 	require.NoError(t, os.Remove(filepath.Join(dir, "tests/ci/labels.py")))
 	f, _, errOut = suitesFactory(dir, nil)
 	require.Equal(t, 1, Main([]string{"--root", dir, "suites"}, f))
 	assert.Contains(t, errOut.String(), "unknown labels ['b200']")
 	assert.Contains(t, errOut.String(), "(this repository has no tests/ci/labels.py; the labels above are miles-ci's built-in list)")
+	f, out, _ = suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"--root", dir, "config"}, f))
+	assert.Equal(t, "configuration OK: default; 19 labels from miles-ci's built-in list\n", out.String())
 }

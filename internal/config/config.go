@@ -162,6 +162,20 @@ func (c *Config) Origin() string {
 	return c.Source
 }
 
+// LabelsSource names where the labels came from: the labels file, or the
+// labels: list of the configuration (miles-ci's built-in list for the
+// default).
+func (c *Config) LabelsSource() string {
+	switch {
+	case c.LabelsFile != "" && c.LabelsFromFile:
+		return c.LabelsFile
+	case c.Source == "default":
+		return "miles-ci's built-in list"
+	default:
+		return "the labels: list of " + c.Source
+	}
+}
+
 // NewLabelHint is the sentence that ends an "unknown labels" message: what
 // to edit to add a label. When the labels came from the Python file it is
 // the Python collector's sentence, byte for byte; when the file is absent
@@ -173,12 +187,8 @@ func (c *Config) NewLabelHint() string {
 	case c.LabelsFile != "" && c.LabelsFromFile:
 		return "To add a new label: edit " + c.LabelsFile + github
 	case c.LabelsFile != "":
-		where := "the labels: list of " + c.Source
-		if c.Source == "default" {
-			where = "miles-ci's built-in list"
-		}
 		return "To add a new label: edit " + c.LabelsFile + github +
-			" (this repository has no " + c.LabelsFile + "; the labels above are " + where + ")"
+			" (this repository has no " + c.LabelsFile + "; the labels above are " + c.LabelsSource() + ")"
 	default:
 		return "To add a new label: add it to the labels: list of " + c.Origin() + github
 	}
