@@ -110,6 +110,11 @@ func FuzzLintWorkflow(f *testing.F) {
 	f.Add("jobs:\n  a: &x\n    runs-on: *x\n")
 	f.Add("on: [push]\njobs: 3\n")
 	f.Add("jobs:\n  unit:\n    steps:\n      - run: miles-ci run --suite unit --hw")
+	for _, name := range []string{"pr-test.yml", "pr-test-rocm.yml", "run-ci-file.yml"} {
+		data, err := os.ReadFile(filepath.Join(milesFixture, ".github", "workflows", name))
+		require.NoError(f, err)
+		f.Add(string(data))
+	}
 	root := f.TempDir()
 	cfg, err := config.Parse("c.yaml", []byte(smallConfig))
 	require.NoError(f, err)
