@@ -121,3 +121,30 @@ func TestLint_NoFindingsIsAnEmptyJSONList(t *testing.T) {
 	require.Equal(t, 0, Main([]string{"--root", root, "lint", "--json", "--strict"}, f), errOut.String())
 	assert.JSONEq(t, `{"findings":[],"errors":0,"warnings":0}`, out.String())
 }
+
+// A workflow is pull-request text too: neither a file name nor a command
+// line of it can start an output line with a workflow command.
+func TestLint_WorkflowTextCannotForgeWorkflowCommands(t *testing.T) {
+	root := copyFixture(t)
+	wfDir := filepath.Join(root, ".github", "workflows")
+	require.NoError(t, os.WriteFile(filepath.Join(wfDir, "x\n::error title=X::y.yml"), []byte("jobs: [\n"), 0o644))
+	p := filepath.Join(wfDir, "pr-test.yml")
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	// An empty line keeps a line break in a folded scalar.
+	forged := strings.Replace(string(data), "--auto-partition-size 4", "--auto-partition-size '4\n\n        ::error title=X::y'", 1)
+	forged = strings.Replace(forged, "--suite stage-b-cpu", "--suite ${{ 'a\n\n        ::error title=X::y' }}", 1)
+	require.NotEqual(t, string(data), forged)
+	require.NoError(t, os.WriteFile(p, []byte(forged), 0o644))
+
+	for _, args := range [][]string{{"lint"}, {"lint", "--json"}} {
+		f, out, errOut := suitesFactory(root, map[string]string{"GITHUB_ACTIONS": "true"})
+		assert.Equal(t, 1, Main(append([]string{"--root", root}, args...), f))
+		for _, rule := range []string{"shards", "unknown-suite", "yaml"} {
+			assert.Contains(t, out.String()+errOut.String(), "title="+rule+"::", "%v", args)
+		}
+		for _, line := range strings.Split(out.String()+errOut.String(), "\n") {
+			assert.False(t, strings.HasPrefix(line, "::error title="), "a forged workflow command: %q", line)
+		}
+	}
+}
