@@ -27,8 +27,8 @@ func TestRules_UnreadableWorkflowEntries(t *testing.T) {
 	res, err := Run(root, cfg, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		".github/workflows/a-dir.yml:1:1: error: cannot read the workflow: not a regular file [yaml]",
-		".github/workflows/b-fifo.yml:1:1: error: cannot read the workflow: not a regular file [yaml]",
-		".github/workflows/c-broken.yaml:1:1: error: cannot read the workflow: no such file or directory [yaml]",
+		".github/workflows/a-dir.yml:1:1: error: cannot read the workflow: is a directory, not a regular file [yaml]",
+		".github/workflows/b-fifo.yml:1:1: error: cannot read the workflow: is a FIFO, not a regular file [yaml]",
+		".github/workflows/c-broken.yaml:1:1: error: cannot read the workflow: open: no such file or directory [yaml]",
 	}, findingLines(res)[:3])
 }

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/radixark/miles-ci/internal/fsutil"
 )
 
 // WorkflowDir is where GitHub reads a repository's workflows from; it does
@@ -87,33 +89,17 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 
 // maxWorkflowSize bounds what lint reads of one workflow file: far beyond
 // any hand-written workflow, and small enough to keep memory bounded.
-const maxWorkflowSize = 16 << 20
+const maxWorkflowSize = 4 << 20
 
 // readWorkflowFile reads a regular file of at most maxWorkflowSize bytes,
-// following a symbolic link; anything else is a problem to report. A FIFO
-// is never opened, so lint cannot hang on one.
+// following a symbolic link; anything else (a directory, a FIFO, which is
+// never waited on, a broken link) is a problem to report.
 func readWorkflowFile(p string) ([]byte, string) {
-	info, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return nil, fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))
-	case !info.Mode().IsRegular():
-		return nil, "cannot read the workflow: not a regular file"
-	case info.Size() > maxWorkflowSize:
-		return nil, fmt.Sprintf("cannot read the workflow: larger than %d MiB", maxWorkflowSize>>20)
-	}
-	data, err := os.ReadFile(p)
+	data, err := fsutil.ReadRegular(p, maxWorkflowSize)
 	if err != nil {
-		return nil, fmt.Sprintf("cannot read the workflow: %v", unwrapPath(err))
+		return nil, fmt.Sprintf("cannot read the workflow: %v", fsutil.StripPath(err))
 	}
 	return data, ""
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // parse reads the workflow's YAML; a syntax error is returned as a finding.
