@@ -2,14 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/lint"
-	"github.com/radixark/miles-ci/internal/plan"
 )
 
 // LintOptions holds the flags of `miles-ci lint`.
@@ -63,32 +59,19 @@ func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
 	if f.Getenv != nil && f.Getenv("GITHUB_ACTIONS") == "true" {
 		// Annotations go to stderr: stdout holds only the findings and
 		// the summary, and GitHub reads workflow commands from both.
-		for _, fd := range res.Findings {
-			level := ghactions.LevelError
-			if fd.Severity == lint.Warning {
-				level = ghactions.LevelWarning
-			}
-			fmt.Fprintln(f.ErrOut, ghactions.Annotation{Level: level, File: fd.Path, Line: fd.Line, Col: fd.Col,
-				Title: fd.Rule, Message: fd.Message}.String())
+		if err := res.WriteAnnotations(f.ErrOut); err != nil {
+			return err
 		}
 	}
 	if opts.JSON {
-		data, err := json.MarshalIndent(struct {
-			Findings []lint.Finding `json:"findings"`
-			Errors   int            `json:"errors"`
-			Warnings int            `json:"warnings"`
-		}{res.Findings, res.Errors, res.Warnings}, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(f.Out, "%s\n", data)
+		err = res.WriteJSON(f.Out)
 	} else {
-		for _, fd := range res.Findings {
-			fmt.Fprintln(f.Out, oneLine(fd.String()))
-		}
-		fmt.Fprintf(f.Out, "%s, %s\n", plan.CountNoun(res.Errors, "error"), plan.CountNoun(res.Warnings, "warning"))
+		err = res.WriteText(f.Out)
 	}
-	if res.Errors > 0 || opts.Strict && res.Warnings > 0 {
+	if err != nil {
+		return err
+	}
+	if res.Failed(opts.Strict) {
 		return &ExitError{Code: exitFailure}
 	}
 	return nil
