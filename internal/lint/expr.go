@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -18,6 +19,8 @@ func refersTo(text string, policyJobs []string, output string) bool {
 	return false
 }
 
+// policyName is the policy job a message suggests: the workflow's own, or
+// the Miles name when it has none.
 func policyName(policyJobs []string) string {
 	if len(policyJobs) > 0 {
 		return policyJobs[0]
@@ -25,28 +28,24 @@ func policyName(policyJobs []string) string {
 	return policyJobHint
 }
 
+// sameSet reports whether two label lists hold the same labels, whatever
+// their order and repetitions: a runner must carry all of them, so only the
+// set matters.
 func sameSet(a, b []string) bool {
-	in := func(x []string, s string) bool {
-		for _, y := range x {
-			if y == s {
-				return true
-			}
-		}
-		return false
-	}
 	for _, s := range a {
-		if !in(b, s) {
+		if !slices.Contains(b, s) {
 			return false
 		}
 	}
 	for _, s := range b {
-		if !in(a, s) {
+		if !slices.Contains(a, s) {
 			return false
 		}
 	}
 	return true
 }
 
+// jsonList writes labels as the roster's message shows them: ["h100","8gpu"].
 func jsonList(l []string) string {
 	if l == nil {
 		l = []string{}
@@ -81,10 +80,14 @@ func skipGuardStages(expr string) (stages []string, tested bool) {
 	}
 }
 
+// isIdentByte reports whether b may end a name in a GitHub expression, so
+// that `xcontains(` is not read as a call of contains.
 func isIdentByte(b byte) bool {
 	return b == '_' || b == '-' || b == '.' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9'
 }
 
+// asciiLower lowers ASCII letters only, keeping every byte offset: the
+// expression's function names are case-insensitive, its strings are not.
 func asciiLower(s string) string {
 	b := []byte(s)
 	for i, c := range b {

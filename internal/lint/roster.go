@@ -60,6 +60,9 @@ func (c *checker) checkRoster() {
 	}
 }
 
+// missingJob reports a roster suite without a stage job in its workflow,
+// on the workflow's jobs: key, saying how many registrations never run and
+// where a job for it stands in another workflow, if one does.
 func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun) {
 	regs := 0
 	for _, r := range c.regs {

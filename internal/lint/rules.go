@@ -34,6 +34,7 @@ type stageRun struct {
 	hw  string // the --hw the command gives, "" when none
 }
 
+// add records a finding at a line and column of a workflow.
 func (c *checker) add(wf *workflow, line, col int, sev Severity, rule, format string, args ...any) {
 	c.findings = append(c.findings, Finding{Path: wf.path, Line: max(line, 1), Col: max(col, 1),
 		Severity: sev, Rule: rule, Message: fmt.Sprintf(format, args...)})
@@ -66,6 +67,8 @@ func keyOr(nodes ...*yaml.Node) *yaml.Node {
 	return nil
 }
 
+// check finds each workflow's policy jobs and stage jobs, checks every
+// stage job, then the roster and the registrations against all of them.
 func (c *checker) check() {
 	c.byName = map[string]*workflow{}
 	c.runs = map[string][]stageRun{}
@@ -168,6 +171,7 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	}
 }
 
+// suiteNames lists the roster's suites in configured order.
 func (c *checker) suiteNames() []string {
 	out := make([]string, len(c.cfg.Suites))
 	for i, s := range c.cfg.Suites {

@@ -30,6 +30,7 @@ func (c *checker) checkCrons(wf *workflow) {
 	}
 }
 
+// schedulesText lists the configured crons and their cadences, sorted.
 func (c *checker) schedulesText() string {
 	var crons []string
 	for cron := range c.cfg.Schedules {
@@ -46,6 +47,7 @@ func (c *checker) schedulesText() string {
 	return strings.Join(parts, ", ")
 }
 
+// checkHW: the command's --hw is the suite's backend.
 func (c *checker) checkHW(j *job, inv *invocation, s config.Suite) {
 	hw, ok := inv.value("--hw")
 	switch {
