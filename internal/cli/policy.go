@@ -142,16 +142,19 @@ func getInput(f *Factory, flag *string, env string) string {
 	return v
 }
 
-// policyError prints err as a GitHub error annotation, one per failing
-// registry file, and returns the silent exit status 1.
+// policyError prints err as the workflow commands (policy, file-run)
+// print their errors, a GitHub error annotation, one per failing registry
+// file, and returns the silent exit status 1. Text Python's stderr would
+// escape (a byte that is not UTF-8, a lone surrogate) is escaped as it
+// escapes it.
 func policyError(w io.Writer, err error) error {
 	var files registry.Errors
 	if errors.As(err, &files) && len(files) > 0 {
 		for _, fe := range files {
-			fmt.Fprintln(w, ghactions.Error(fe.Error()))
+			fmt.Fprintln(w, ghactions.Error(pyfmt.StreamText(fe.Error())))
 		}
 	} else {
-		fmt.Fprintln(w, ghactions.Error(err.Error()))
+		fmt.Fprintln(w, ghactions.Error(pyfmt.StreamText(err.Error())))
 	}
 	return &ExitError{Code: exitFailure}
 }

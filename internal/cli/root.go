@@ -39,6 +39,7 @@ and selects, shards and runs one stage's tests.`,
 	root.AddCommand(
 		NewCmdSuites(f, nil),
 		NewCmdPolicy(f, nil),
+		NewCmdFileRun(f, nil),
 		NewCmdRun(f, nil),
 		NewCmdPartition(f, nil),
 		NewCmdConfig(f, nil),

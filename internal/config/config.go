@@ -82,6 +82,25 @@ type RegisterFunc struct {
 	Backend Backend
 }
 
+// FileRun configures `miles-ci file-run` and `run --file`, which run one
+// explicitly requested test file (the /rerun-test pull request command).
+type FileRun struct {
+	// ImageRepository is the container image a file runs in, without the
+	// tag (the request chooses the tag); "" when not configured.
+	ImageRepository string
+	// MinTimeout is the shortest time limit of a file run in seconds; a
+	// file gets 1.25 times its est_time when that is longer.
+	MinTimeout int
+}
+
+// DefaultFileRunTimeout is FileRun.MinTimeout when the configuration does
+// not say: the default --timeout-per-file of a suite run.
+const DefaultFileRunTimeout = 1800
+
+// MaxTimeout bounds a configured timeout in seconds (68 years): far beyond
+// any CI job, and small enough for every integer and duration it meets.
+const MaxTimeout = 1<<31 - 1
+
 // Config is a validated configuration.
 type Config struct {
 	// Source names where the configuration came from: "default" or a path.
@@ -104,6 +123,7 @@ type Config struct {
 	Schedules         map[string]string
 	ScopeSubtractions map[string][]string
 	NoGPUPaths        []string
+	FileRun           FileRun
 
 	labelSet map[string]bool
 	funcs    map[string]Backend

@@ -72,6 +72,7 @@ func TestDefault_DescribesMilesToday(t *testing.T) {
 	assert.Equal(t, map[string]string{"0 15 * * 0-5": "nightly", "0 15 * * 6": "weekly"}, c.Schedules)
 	assert.Equal(t, map[string][]string{"nightly": {"long", "ft-long"}, "run-ci-image": {"long", "ft-short", "ft-long"}},
 		c.ScopeSubtractions)
+	assert.Equal(t, FileRun{ImageRepository: "radixark/miles", MinTimeout: 1800}, c.FileRun)
 }
 
 func TestIsNoGPUPath_FollowsTheMilesRules(t *testing.T) {
@@ -350,6 +351,14 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:12: needs must be a list of strings`},
 		{"not YAML", func(string) string { return "a: [\n" }, `ci.yaml:`},
 		{"empty", func(string) string { return "" }, `ci.yaml: the configuration is empty`},
+		{"unknown file_run key", func(s string) string { return s + "file_run:\n  image: x\n" },
+			`ci.yaml:13: unknown key "image" in file_run`},
+		{"image repository with a tag", func(s string) string { return s + "file_run:\n  image_repository: a/b:dev\n" },
+			`ci.yaml:13: file_run.image_repository "a/b:dev" must be a non-empty image name without spaces or ':'`},
+		{"min timeout zero", func(s string) string { return s + "file_run:\n  min_timeout: 0\n" },
+			`ci.yaml:13: file_run.min_timeout "0" must be a whole number of seconds from 1 to 2147483647`},
+		{"min timeout not a number", func(s string) string { return s + "file_run:\n  min_timeout: 1.5\n" },
+			`ci.yaml:13: file_run.min_timeout "1.5" must be a whole number of seconds`},
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
 		{"shards not whole", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 1.9", 1) },
 			`ci.yaml:11: suite "unit" has shards "1.9"; expected a whole number of at least 1`},
@@ -422,4 +431,10 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 	want := Default()
 	c.Source, want.Source = "", ""
 	assert.Equal(t, want, c)
+}
+
+func TestParse_FileRunSectionIsOptional(t *testing.T) {
+	c, err := Parse("ci.yaml", []byte(minimal))
+	require.NoError(t, err)
+	assert.Equal(t, FileRun{MinTimeout: DefaultFileRunTimeout}, c.FileRun, "no image repository, the default timeout")
 }

@@ -279,7 +279,7 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", "discovery", "register_functions", "labels", "labels_file",
-		"suites", "schedules", "scope_subtractions", "no_gpu_paths")
+		"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run")
 	if err != nil {
 		return err
 	}
@@ -335,6 +335,38 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 				return err
 			}
 			c.NoGPUPaths = append(c.NoGPUPaths, s)
+		}
+	}
+	return p.fileRun(f["file_run"], c)
+}
+
+// fileRun reads the optional file_run section. Without it, file runs have
+// the default minimum timeout and no image repository (file-run then says
+// so when asked for a plan).
+func (p *parser) fileRun(n *yaml.Node, c *Config) error {
+	c.FileRun.MinTimeout = DefaultFileRunTimeout
+	if n == nil {
+		return nil
+	}
+	f, err := p.fields(n, "file_run", "image_repository", "min_timeout")
+	if err != nil {
+		return err
+	}
+	if v := f["image_repository"]; v != nil {
+		if c.FileRun.ImageRepository, err = p.str(v, "file_run.image_repository"); err != nil {
+			return err
+		}
+		// The image is written to GITHUB_OUTPUT as repository:tag, one line.
+		if r := c.FileRun.ImageRepository; r == "" || strings.ContainsAny(r, " \t\r\n:") {
+			return p.errf(v, "file_run.image_repository %q must be a non-empty image name without spaces or ':'", r)
+		}
+	}
+	if v := f["min_timeout"]; v != nil {
+		// A GitHub Actions job runs at most a few days; the bound only keeps
+		// the number well inside every integer type it meets.
+		// yaml.v3 would decode 1.5 into an int as 1; only an integer is one.
+		if v.ShortTag() != "!!int" || v.Decode(&c.FileRun.MinTimeout) != nil || c.FileRun.MinTimeout < 1 || c.FileRun.MinTimeout > MaxTimeout {
+			return p.errf(v, "file_run.min_timeout %q must be a whole number of seconds from 1 to %d", v.Value, MaxTimeout)
 		}
 	}
 	return nil

@@ -25,19 +25,8 @@ func Repr(s string) string {
 	b.Grow(len(s) + 2)
 	b.WriteByte(quote)
 	for i := 0; i < len(s); {
-		if r, ok := surrogateAt(s, i); ok {
-			// A lone surrogate kept in WTF-8 by the reader.
-			fmt.Fprintf(&b, `\u%04x`, r)
-			i += 3
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			// Not valid UTF-8: Python would hold a surrogate escape here.
-			fmt.Fprintf(&b, `\udc%02x`, s[i])
-			i++
-			continue
-		}
+		// A surrogate is not printable: it is written as \uXXXX below.
+		r, size := decodePy(s, i)
 		i += size
 		switch {
 		case r == rune(quote) || r == '\\':
@@ -128,4 +117,41 @@ func Float(f float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// StreamText returns s as Python writes a str to stderr, whose error
+// handler is backslashreplace: valid text unchanged, and a surrogate (one
+// held in WTF-8, or the surrogate escape of a byte that is not UTF-8, as
+// an environment variable or file name holds it) as its \uXXXX escape.
+func StreamText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := decodePy(s, i)
+		if r >= 0xd800 && r <= 0xdfff {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// decodePy decodes the character at s[i:] as Python holds it, and its size
+// in bytes: a surrogate kept in WTF-8 (the reader's way of keeping a lone
+// "\ud800") is that surrogate, and a byte that is not UTF-8 is its
+// surrogate escape, U+DC00 + the byte.
+func decodePy(s string, i int) (rune, int) {
+	if r, ok := surrogateAt(s, i); ok {
+		return r, 3
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size == 1 {
+		return 0xdc00 | rune(s[i]), 1
+	}
+	return r, size
 }

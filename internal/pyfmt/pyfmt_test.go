@@ -86,3 +86,25 @@ func TestAppendJSONFloat_FiniteValuesAsEncodingJSON(t *testing.T) {
 		require.Equal(t, string(want), string(AppendJSONFloat(nil, f)), "%v", f)
 	}
 }
+
+func TestAppendJSONStringASCII_MatchesPythonJSONDumps(t *testing.T) {
+	// Expected values printed by Python 3.11's json.dumps(s).
+	cases := map[string]string{
+		"plain":                     `"plain"`,
+		"<a&b>":                     `"<a&b>"`,
+		"q\"b\\s\n\r\t\b\f\x01\x7f": `"q\"b\\s\n\r\t\b\f\u0001\u007f"`,
+		"é漢\u2028":                  `"\u00e9\u6f22\u2028"`,
+		"\U0001F600":                `"\ud83d\ude00"`,
+		"a\xed\xa0\x80b":            `"a\ud800b"`,
+		`["h100", "8gpu"]`:          `"[\"h100\", \"8gpu\"]"`,
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, string(AppendJSONStringASCII(nil, in)), "%q", in)
+	}
+}
+
+func TestStreamText_EscapesWhatPythonsStderrBackslashReplaces(t *testing.T) {
+	assert.Equal(t, "plain é漢\n", StreamText("plain é漢\n"))
+	assert.Equal(t, `tests/x\udcff.py`, StreamText("tests/x\xff.py"))
+	assert.Equal(t, `a\ud800b`, StreamText("a\xed\xa0\x80b"))
+}

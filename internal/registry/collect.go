@@ -35,6 +35,28 @@ func Collect(root string, cfg *config.Config) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return collectListed(root, files, kinds, cfg)
+}
+
+// CollectFiles reads the registrations of files, repository-relative paths
+// below root listed in the order the Python collector would read them, and
+// applies every rule Collect applies to the files it discovers. A path in
+// notRegular (a device, FIFO or socket) is read as an empty file without
+// being opened, as Collect reads one it discovers. It serves a discovery
+// other than Discover's (file-run walks the tree its own way).
+func CollectFiles(root string, files []string, notRegular map[string]bool, cfg *config.Config) (*Registry, error) {
+	var kinds map[string]entryKind
+	for f := range notRegular {
+		if kinds == nil {
+			kinds = make(map[string]entryKind, len(notRegular))
+		}
+		kinds[f] = entrySpecial
+	}
+	return collectListed(root, files, kinds, cfg)
+}
+
+// collectListed reads and checks the listed files of one collection.
+func collectListed(root string, files []string, kinds map[string]entryKind, cfg *config.Config) (*Registry, error) {
 	root = filepath.Clean(root)
 	names := make(map[string]bool, len(cfg.RegisterFuncs))
 	for _, f := range cfg.RegisterFuncs {

@@ -92,7 +92,7 @@ func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, 
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 			continue
 		case err != nil:
-			w.fail(r, "cannot read discovery root: %s", reason(err))
+			w.fail(r, "cannot read discovery root: %s", Reason(err))
 			continue
 		case !info.IsDir():
 			continue
@@ -163,10 +163,10 @@ func (w *walker) fail(rel, format string, args ...any) {
 func (w *walker) dir(rel, below string) {
 	defer w.wg.Done()
 	w.sem <- struct{}{}
-	entries, err := readDirUnsorted(w.abs(rel))
+	entries, err := ReadDirUnsorted(w.abs(rel))
 	<-w.sem
 	if err != nil {
-		w.fail(rel, "cannot read directory: %s", reason(err))
+		w.fail(rel, "cannot read directory: %s", Reason(err))
 		return
 	}
 	var found []string
@@ -262,9 +262,10 @@ func (w *walker) symlinkKind(rel string) entryKind {
 	return entrySpecial
 }
 
-// readDirUnsorted lists a directory without sorting it; the caller sorts
-// the whole result once.
-func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
+// ReadDirUnsorted lists a directory in the order the system returns its
+// entries (the order Python's os.scandir sees), without sorting them; a
+// caller that needs an order sorts the whole result once.
+func ReadDirUnsorted(dir string) ([]fs.DirEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -273,8 +274,8 @@ func readDirUnsorted(dir string) ([]fs.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-// reason is an OS error without the path the message already names.
-func reason(err error) string {
+// Reason is an OS error without the path the message already names.
+func Reason(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()

@@ -14,12 +14,12 @@ import (
 func readFile(name string, buf []byte) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, errors.New("cannot read file: " + reason(err))
+		return nil, errors.New("cannot read file: " + Reason(err))
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, errors.New("cannot read file: " + reason(err))
+		return nil, errors.New("cannot read file: " + Reason(err))
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
@@ -29,7 +29,7 @@ func readFile(name string, buf []byte) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, errors.New("cannot read file: " + reason(err))
+		return nil, errors.New("cannot read file: " + Reason(err))
 	}
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("file is larger than the %d MiB a test file may have", MaxFileSize>>20)

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/filerun"
+	"github.com/radixark/miles-ci/internal/ghactions"
+)
+
+// The environment variables of run-ci-file.yml's resolve step.
+const (
+	envTestFile   = "TEST_FILE"
+	envImageTag   = "CI_IMAGE_TAG"
+	envSourceRoot = "CI_SOURCE_ROOT"
+)
+
+// FileRunOptions holds the inputs of `miles-ci file-run`. Each input is a
+// flag that, when given, wins over its environment variable; a nil flag
+// field means "not given".
+type FileRunOptions struct {
+	File         *string
+	ImageTag     *string
+	SourceRoot   *string
+	GitHubOutput *string
+
+	// Config loads the configuration of --root, the trusted roster; nil is
+	// the Factory's. Tests replace it.
+	Config func() (*config.Config, error)
+}
+
+// NewCmdFileRun builds `miles-ci file-run`, the replacement of
+// tests/ci/file_run.py.
+func NewCmdFileRun(f *Factory, runF func(*FileRunOptions) error) *cobra.Command {
+	opts := &FileRunOptions{}
+	var flags struct{ file, imageTag, sourceRoot, output string }
+	cmd := &cobra.Command{
+		Use:   "file-run",
+		Short: "Resolve one registered test file to the plan that runs it (/rerun-test)",
+		Long: `Resolve one registered test file to the hardware, suite, runner labels,
+container image and timeout that run it, for run-ci-file.yml (the /rerun-test
+pull request command), and write hw, suite, runs_on, container_image and
+timeout_seconds to GITHUB_OUTPUT (to stdout when GITHUB_OUTPUT is unset).
+
+The registrations are read from the source root (the pull request's head);
+the suites, their runner labels, the known labels and the image repository
+come from the configuration of --root (the trusted checkout).
+
+Inputs come from the environment; each flag, when given, wins over its variable:
+  --file           TEST_FILE (required): the test file, exactly as registered
+  --image-tag      CI_IMAGE_TAG: the container image tag (empty: dev)
+  --source-root    CI_SOURCE_ROOT: the checkout to read registrations from (empty: .)
+  --github-output  GITHUB_OUTPUT: the step output file`,
+		Example: `  TEST_FILE=tests/e2e/megatron/test_megatron_tp2.py CI_SOURCE_ROOT=pr-source miles-ci file-run
+  miles-ci file-run --file tests/fast/test_utils.py --image-tag pr-42`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.File = changedString(cmd, "file", &flags.file)
+			opts.ImageTag = changedString(cmd, "image-tag", &flags.imageTag)
+			opts.SourceRoot = changedString(cmd, "source-root", &flags.sourceRoot)
+			opts.GitHubOutput = changedString(cmd, "github-output", &flags.output)
+			if runF != nil {
+				return runF(opts)
+			}
+			return fileRunRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&flags.file, "file", "", "registered test `FILE` to resolve (default $TEST_FILE)")
+	fl.StringVar(&flags.imageTag, "image-tag", "", "container image `TAG`; empty: dev (default $CI_IMAGE_TAG)")
+	fl.StringVar(&flags.sourceRoot, "source-root", "", "`DIR` to read the registrations from; empty: . (default $CI_SOURCE_ROOT)")
+	fl.StringVar(&flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)")
+	return cmd
+}
+
+// changedString returns v when the flag name was given on the command
+// line, else nil.
+func changedString(cmd *cobra.Command, name string, v *string) *string {
+	if cmd.Flags().Changed(name) {
+		return v
+	}
+	return nil
+}
+
+// fileRunRun resolves the plan and writes it. Errors come in the script's
+// order (its inputs, the source root, discovery, collection, image tag,
+// registrations), then the problems of writing the outputs, which the
+// script only meets after resolving.
+func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
+	if opts.Config == nil {
+		opts.Config = f.Config
+	}
+	testFile, ok := lookup(f, opts.File, envTestFile)
+	if !ok {
+		return policyError(f.ErrOut, errors.New(envTestFile+" is not set"))
+	}
+	req := filerun.Request{TestFile: testFile, ImageTag: "dev", SourceRoot: "."}
+	if v, _ := lookup(f, opts.ImageTag, envImageTag); v != "" {
+		req.ImageTag = v
+	}
+	if v, _ := lookup(f, opts.SourceRoot, envSourceRoot); v != "" {
+		req.SourceRoot = v
+	}
+	output, outputSet := lookup(f, opts.GitHubOutput, envGitHubOutput)
+
+	cfg, err := opts.Config()
+	if err != nil {
+		return policyError(f.ErrOut, err)
+	}
+	p, err := filerun.Resolve(cfg, req)
+	if err != nil {
+		return policyError(f.ErrOut, err)
+	}
+	lines, err := ghactions.FormatOutputs(p.Outputs())
+	if err != nil {
+		return policyError(f.ErrOut, err)
+	}
+	switch {
+	case outputSet && output == "":
+		// file_run.py fails opening the empty path; printing instead would
+		// let a broken workflow step pass without outputs.
+		return policyError(f.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
+	case outputSet:
+		if err := ghactions.AppendOutputs(output, p.Outputs()); err != nil {
+			return policyError(f.ErrOut, err)
+		}
+	default:
+		// A developer's terminal: the outputs go to stdout.
+		fmt.Fprint(f.Out, lines)
+	}
+	_, err = fmt.Fprintln(f.Out, p.JSON())
+	return err
+}

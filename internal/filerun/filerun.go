@@ -1,0 +1,74 @@
+// Package filerun resolves one explicitly requested test file (the
+// /rerun-test pull request command) to the plan that runs it: hardware,
+// suite, runner labels, container image and timeout, with the rules and
+// messages of Miles's tests/ci/file_run.py.
+//
+// The registrations come from a source root (the pull request's head, code
+// nobody has reviewed yet); everything else — the suites and their runner
+// labels, the known labels, the image repository — comes from the
+// configuration the caller loaded from its trusted checkout. A pull request
+// can change which of its files are registered where, never which runner a
+// suite gets.
+package filerun
+
+import (
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/registry"
+)
+
+// Error is a request file-run refuses. Where file_run.py has the same
+// refusal, Msg is its message byte for byte: workflows and people grep for
+// these lines.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// Request is what a file run is asked for, as run-ci-file.yml passes it.
+type Request struct {
+	// TestFile is the repository-relative path, exactly as registered.
+	TestFile string
+	// ImageTag is the container image tag ("dev" unless the PR says).
+	ImageTag string
+	// SourceRoot is the checkout the registrations are read from.
+	SourceRoot string
+}
+
+// Resolve collects the registrations of the source root and resolves the
+// request against them, in file_run.py's order: the source root, the
+// discovery, the collection, the image tag, then the registrations of the
+// file (see Select). A configuration without an image repository is
+// refused before anything is read.
+func Resolve(cfg *config.Config, req Request) (*Plan, error) {
+	if cfg.FileRun.ImageRepository == "" {
+		// A configuration problem, so it comes before anything is read.
+		return nil, &Error{Msg: "the configuration (" + cfg.Source + ") has no file_run.image_repository; file-run needs it to name the container image"}
+	}
+	root, err := ResolveSourceRoot(req.SourceRoot)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := Collect(root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckImageTag(req.ImageTag); err != nil {
+		return nil, err
+	}
+	p, err := Select(cfg, reg.Registrations, req.TestFile)
+	if err != nil {
+		return nil, err
+	}
+	p.Image = cfg.FileRun.ImageRepository + ":" + req.ImageTag
+	return p, nil
+}
+
+// Collect discovers the test files below root the way file_run.py does
+// (see Discover) and reads their registrations with the collector's rules.
+// root is an absolute, resolved directory.
+func Collect(root string, cfg *config.Config) (*registry.Registry, error) {
+	files, notRegular, err := Discover(root, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return registry.CollectFiles(root, files, notRegular, cfg)
+}
