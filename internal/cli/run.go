@@ -18,16 +18,21 @@ import (
 func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	cmd := &cobra.Command{
-		Use:   "run --hw {cpu,cuda,rocm} --suite SUITE [flags]",
+		Use:   "run {--hw {cpu,cuda,rocm} --suite SUITE | --file FILE} [flags]",
 		Short: "Select, shard and run one suite",
 		Long: `Select the registrations of one suite under the CI policy of a run (cadence
 and raw PR labels), take one shard of them with --auto-partition-id/-size,
 print the plan, and run the tests: one pytest for a CPU suite, one process
 per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
---labels takes zero or more values.`,
+--labels takes zero or more values.
+
+With --file, run exactly that registered file instead (the /rerun-test
+command): its suite and hardware come from its registration, labels and the
+nightly gate do not apply, and a disabled file is refused.`,
 		Example: `  miles-ci run --hw cuda --suite stage-c-8-gpu-h100 --labels run-ci-fsdp --list-only
   miles-ci run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 4
-  miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json`,
+  miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json
+  miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
@@ -53,12 +58,13 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 	addSelectionFlags(fs, &opts.selectionFlags, true)
 	argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
 	opts.partitionSize = argparse.AddInt(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
-	argparse.AddInt(fs, &opts.TimeoutPerFile, nil, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
+	argparse.AddInt(fs, &opts.TimeoutPerFile, &opts.timeoutSet, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
 	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
 	fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
 	argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "attempts per file, the first included")
 	argparse.AddInt(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
 	argparse.AddInt(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
+	fs.StringVar(&opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)")
 	fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
 	fs.StringVar(&opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)")
@@ -72,6 +78,9 @@ per file for a GPU suite. The flags are those of tests/ci/run_suite.py;
 // validate checks the combinations argparse checked in run_suite.py, then
 // miles-ci's own.
 func (o *RunOptions) validate() error {
+	if o.File != "" {
+		return o.validateFile()
+	}
 	if err := o.resolve(true); err != nil {
 		return err
 	}
@@ -99,6 +108,9 @@ func (o *RunOptions) validate() error {
 // runRun plans the suite and runs it. The order of errors is SPEC §5's:
 // registry, then policy, then the unknown suite (usage errors came first).
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
+	if opts.File != "" {
+		return runFile(ctx, f, opts)
+	}
 	shards, id := 0, stage.AllShards
 	if opts.PartitionSet {
 		shards, id = opts.PartitionSize, opts.PartitionID

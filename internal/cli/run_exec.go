@@ -84,9 +84,15 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 		for i, r := range enabled {
 			files[i] = r.File
 		}
+		timeout := 0
+		if opts.File != "" {
+			// A file run has a time limit, as its GPU files have; a suite's
+			// pytest has none, as in run_suite.py.
+			timeout = runner.FileTimeout(opts.TimeoutPerFile, enabled[0].EstTime)
+		}
 		code, err := runner.RunPytest(ctx, runner.PytestOptions{
 			Root: root, Files: files, ContinueOnError: continueOnError, JUnitXML: junit,
-			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: f.Start,
+			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Timeout: timeout,
 		})
 		if err != nil {
 			return err

@@ -15,6 +15,8 @@ type RunOptions struct {
 	// RerunFailed is the --rerun-failed report: only the selected tests
 	// that did not pass in it run ("" for all).
 	RerunFailed string
+	// File is --file: run only this registered file ("" for a suite run).
+	File string
 
 	// Execution.
 	TimeoutPerFile       int
@@ -33,4 +35,7 @@ type RunOptions struct {
 	partitionIDSet   bool
 	partitionSizeSet bool
 	partitionSize    *argparse.Int
+	// timeoutSet: --timeout-per-file was given (a file run's default is
+	// the configured minimum).
+	timeoutSet bool
 }

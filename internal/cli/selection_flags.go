@@ -153,8 +153,9 @@ func asUsage(err error) error {
 
 // pathFlags name a file miles-ci reads or writes. Given an empty value
 // (`--timings "$UNSET"`) each would otherwise act as if it were absent: the
-// default configuration, the default split, no report, all silently.
-var pathFlags = []string{"config", timingsFlag, "json-report", "junit-xml", "timings-out", "rerun-failed"}
+// default configuration, the default split, no report, all silently; an
+// empty --file (run, file-run) would turn a file run into a suite run.
+var pathFlags = []string{"config", timingsFlag, "json-report", "junit-xml", "timings-out", "rerun-failed", "file"}
 
 // outputFlags name a file miles-ci writes; no two may name one file.
 var outputFlags = []string{"junit-xml", "json-report", "timings-out"}

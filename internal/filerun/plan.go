@@ -2,6 +2,7 @@ package filerun
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -177,13 +178,13 @@ func TimeoutSeconds(minimum int, est float64) (string, error) {
 	return n.String(), nil
 }
 
-// RunTimeout is TimeoutSeconds for running the file: the same number,
-// capped at config.MaxTimeout seconds (68 years) so that it fits a
-// duration; a cap that long never ends a CI job early.
-func RunTimeout(minimum int, est float64) int {
-	x := est * 1.25
-	if math.IsNaN(x) || x >= config.MaxTimeout {
-		return max(minimum, config.MaxTimeout)
-	}
-	return max(minimum, int(x))
+// WriteRunHeader writes what `run --file` prints before it runs the file:
+// the file, its hardware, suite and est_time, and the time limit it runs
+// under, timeout seconds.
+func (p *Plan) WriteRunHeader(w io.Writer, timeout int) error {
+	r := p.Registration
+	rule := strings.Repeat("=", 60)
+	_, err := fmt.Fprintf(w, "\n%s\nFile run: %s\nHardware: %s  Suite: %s  est_time=%ss  Timeout: %ds\n%s\n\n",
+		rule, r.File, r.Backend.Upper(), r.Suite, pyfmt.Float(r.EstTime), timeout, rule)
+	return err
 }

@@ -161,11 +161,13 @@ func TestTimeoutSeconds_IsPythonsExactInteger(t *testing.T) {
 	assert.EqualError(t, err, "est_time 1.5e+308 is too large for a timeout", "the product overflows, where Python raises OverflowError")
 }
 
-func TestRunTimeout_CapsAHugeEstimateInsteadOfWrapping(t *testing.T) {
-	assert.Equal(t, 1800, RunTimeout(1800, 60))
-	assert.Equal(t, 2500, RunTimeout(1800, 2000))
-	assert.Equal(t, config.MaxTimeout, RunTimeout(1800, 1e20))
-	assert.Equal(t, config.MaxTimeout, RunTimeout(1800, math.Inf(1)))
+func TestWriteRunHeader_NamesTheFileItsSuiteAndTimeLimit(t *testing.T) {
+	p, err := Select(config.Default(), []registry.Registration{reg("tests/e2e/x/test_a.py", estTime(2000))}, "tests/e2e/x/test_a.py")
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, p.WriteRunHeader(&b, 2500))
+	rule := strings.Repeat("=", 60)
+	assert.Equal(t, "\n"+rule+"\nFile run: tests/e2e/x/test_a.py\nHardware: CUDA  Suite: stage-c-8-gpu-h100  est_time=2000.0s  Timeout: 2500s\n"+rule+"\n\n", b.String())
 }
 
 func TestCheckImageTag_RefusesWhatADockerTagCannotBe(t *testing.T) {

@@ -19,7 +19,11 @@ type PytestOptions struct {
 	Env             []string
 	Out, ErrOut     io.Writer
 	KillGrace       time.Duration
-	Start           func(*exec.Cmd) error
+	// Timeout, in seconds, when positive, ends pytest's whole process
+	// group after that long (a one-file run has a time limit; a suite's
+	// pytest, as in run_suite.py, has none).
+	Timeout int
+	Start   func(*exec.Cmd) error
 }
 
 // PytestCommand is the command line of a CPU suite: `pytest <files...> -v`,
@@ -40,7 +44,7 @@ func PytestCommand(files []string, continueOnError bool, junitXML string) []stri
 // pytest process with inherited output. It returns pytest's exit status
 // (128+N when signal N killed it), and an error only when pytest could not
 // be started. Cancelling ctx terminates pytest's process group; the status
-// is then whatever pytest's ended with.
+// is then whatever pytest's ended with. After the Timeout it is 1.
 func RunPytest(ctx context.Context, o PytestOptions) (int, error) {
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -57,11 +61,16 @@ func RunPytest(ctx context.Context, o PytestOptions) (int, error) {
 	argv := PytestCommand(o.Files, o.ContinueOnError, o.JUnitXML)
 	fmt.Fprintf(o.Out, "Running: %s\n", strings.Join(argv, " "))
 	pr, err := runProc(ctx, procSpec{
-		argv: argv, dir: o.Root, env: o.Env, grace: o.KillGrace,
+		argv: argv, dir: o.Root, env: o.Env, grace: o.KillGrace, timeout: timeoutDuration(o.Timeout),
 		out: o.Out, errOut: o.ErrOut, start: o.Start,
 	})
 	if err != nil {
 		return 1, fmt.Errorf("start pytest: %w", err)
+	}
+	if pr.timedOut {
+		// Killed, so its own status says nothing; a timeout is a failure.
+		fmt.Fprintf(o.Out, "\nTIMEOUT: pytest after %d seconds\n", o.Timeout)
+		return 1, nil
 	}
 	if pr.exitCode < 0 {
 		return 128 - pr.exitCode, nil

@@ -253,6 +253,13 @@ func (o *Options) EffectiveTimeout(est float64) int {
 	if o.EnableRetry {
 		base = addSaturating(base, o.RetryTimeoutIncrease)
 	}
+	return FileTimeout(base, est)
+}
+
+// FileTimeout is a file's time limit in seconds: base, or 1.25 times the
+// file's est_time (truncated, as Python's int() truncates; saturating) when
+// that is longer.
+func FileTimeout(base int, est float64) int {
 	return max(base, truncSaturating(est*1.25))
 }
 

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"context"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/filerun"
+	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
+)
+
+// validateFile checks the flags of `run --file`: the file is the whole
+// selection, so no flag that selects or shards a suite may come with it.
+func (o *RunOptions) validateFile() error {
+	var clash []string
+	for _, c := range []struct {
+		given bool
+		flag  string
+	}{
+		{o.HW != "", "--hw"},
+		{o.suiteSet, "--suite"},
+		{len(o.cadenceOrder) > 0, strings.Join(o.cadenceOrder, "/")},
+		{o.Labels != nil, "--labels"},
+		{o.MatchAllLabels, "--match-all-labels"},
+		{o.partitionIDSet, "--auto-partition-id"},
+		{o.partitionSizeSet, "--auto-partition-size"},
+		{o.Timings != "", "--timings"},
+		{o.RerunFailed != "", "--rerun-failed"},
+		{o.JSON, "--json"},
+	} {
+		if c.given {
+			clash = append(clash, c.flag)
+		}
+	}
+	if len(clash) > 0 {
+		return usageErrorf("--file runs one registered file, its suite and hardware from its registration; it cannot be used with %s", strings.Join(clash, ", "))
+	}
+	return asUsage(argparse.Unrecognized(o.extras))
+}
+
+// runFile runs exactly one registered file (`run --file`) with the runner
+// of a suite run: its registration resolved as file-run resolves it (the
+// registry `run` reads, not the script's walk), its time limit the
+// configured minimum or 1.25 times its est_time unless --timeout-per-file
+// is given.
+func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
+	cfg, reg, err := f.Collect()
+	if err != nil {
+		return reportCollectError(f, err)
+	}
+	fp, err := filerun.Select(cfg, reg.Registrations, opts.File)
+	if err != nil {
+		return err
+	}
+	if !opts.timeoutSet {
+		opts.TimeoutPerFile = cfg.FileRun.MinTimeout
+	}
+	r := fp.Registration
+	opts.HW, opts.Suite = string(r.Backend), r.Suite
+	// The limit the runner will apply: pytest is not retried, so a CPU
+	// file's limit has no retry increase.
+	limits := runner.Options{TimeoutPerFile: opts.TimeoutPerFile,
+		EnableRetry: opts.EnableRetry && r.Backend != config.CPU, RetryTimeoutIncrease: opts.RetryTimeoutIncrease}
+	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
+		return err
+	}
+	if opts.ListOnly {
+		return nil
+	}
+	return executeSuite(ctx, f, opts, &plan.Plan{Backend: r.Backend, Suite: r.Suite, Enabled: []registry.Registration{r}})
+}

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+}
+
+// runFileMain runs `miles-ci --root root run --file ...args` in process.
+func runFileMain(root string, env map[string]string, args ...string) (status int, stdout, stderr string) {
+	f, out, errOut := execFactory(root, env)
+	status = Main(append([]string{"--root", root, "run", "--file"}, args...), f)
+	return status, out.String(), errOut.String()
+}
+
+func TestRunFile_OneGPUFileOfTheSampleWithMarkersAndReports(t *testing.T) {
+	needPython(t)
+	root, err := filepath.Abs("../../testdata/sample")
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	report, junit := filepath.Join(tmp, "report.json"), filepath.Join(tmp, "junit.xml")
+	status, out, stderr := runFileMain(root, map[string]string{"GITHUB_ACTIONS": "true"},
+		"tests/fast-gpu/test_fsdp_small.py", "--json-report", report, "--junit-xml", junit)
+	require.Equal(t, 0, status, stderr+out)
+
+	rule := strings.Repeat("=", 60)
+	assert.True(t, strings.HasPrefix(out, "\n"+rule+"\nFile run: tests/fast-gpu/test_fsdp_small.py\n"+
+		"Hardware: CUDA  Suite: stage-b-2-gpu-h200  est_time=120.0s  Timeout: 1800s\n"+rule+"\n\n"+
+		"::group::tests/fast-gpu/test_fsdp_small.py  (1/1 est=120s attempt=1)\n"), out)
+	assert.Contains(t, out, "fsdp_small: ok\n")
+	assert.Regexp(t, `::endgroup::\n\[1/1\] tests/fast-gpu/test_fsdp_small\.py  PASS  elapsed=\d+s\n`, out)
+	assert.Contains(t, out, "Test Summary: 1/1 passed\n")
+	assert.NotContains(t, out, "test_lora_merge", "only the requested file runs")
+
+	var doc struct {
+		Suite, Backend string
+		Passed         bool
+		Files          []struct{ File, Status string }
+	}
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, "stage-b-2-gpu-h200", doc.Suite)
+	assert.Equal(t, "cuda", doc.Backend)
+	assert.True(t, doc.Passed)
+	require.Len(t, doc.Files, 1)
+	assert.Equal(t, "PASS", doc.Files[0].Status)
+	xml, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	assert.Contains(t, string(xml), `tests/fast-gpu/test_fsdp_small.py`)
+}
+
+// leavingRepo is a repository whose one GPU test starts `sleep 300`, writes
+// its pid to pidFile and then, when hang is set, sleeps itself.
+func leavingRepo(t *testing.T, hang bool) (root, pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(t.TempDir(), "pid")
+	src := fmt.Sprintf(`import os, subprocess, time
+register_cuda_ci(est_time=0.5, suite="stage-c-8-gpu-h100", labels=["megatron"])
+child = subprocess.Popen(["sleep", "300"])
+with open(%q, "w") as f:
+    f.write(str(child.pid))
+if %s:
+    time.sleep(300)
+`, pidFile, map[bool]string{true: "True", false: "False"}[hang])
+	src = "def register_cuda_ci(**kw):\n    pass\n" + src
+	root = execRepo(t, map[string]string{"tests/e2e/test_leaves.py": src})
+	return root, pidFile
+}
+
+// alive reports whether the process pid is running (a zombie, killed and
+// waiting for its parent, is not).
+func alive(t *testing.T, pid int) bool {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+func readPid(t *testing.T, pidFile string) int {
+	t.Helper()
+	data, err := os.ReadFile(pidFile)
+	require.NoError(t, err, "the test file ran and started its child")
+	pid, err := strconv.Atoi(string(data))
+	require.NoError(t, err)
+	return pid
+}
+
+func TestRunFile_AProcessTheFileLeavesBehindIsReaped(t *testing.T) {
+	needPython(t)
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to check processes with")
+	}
+	root, pidFile := leavingRepo(t, false)
+	status, out, stderr := runFileMain(root, nil, "tests/e2e/test_leaves.py")
+	require.Equal(t, 0, status, stderr+out)
+	pid := readPid(t, pidFile)
+	assert.False(t, alive(t, pid), "the file's background sleep %d outlived the run", pid)
+}
+
+func TestRunFile_ATimeoutKillsTheWholeTree(t *testing.T) {
+	needPython(t)
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to check processes with")
+	}
+	root, pidFile := leavingRepo(t, true)
+	status, out, _ := runFileMain(root, nil, "tests/e2e/test_leaves.py", "--timeout-per-file", "1")
+	assert.Equal(t, 1, status)
+	assert.Contains(t, out, "Timeout: 1s\n")
+	assert.Contains(t, out, "TIMEOUT: tests/e2e/test_leaves.py after 1 seconds")
+	assert.Contains(t, out, "  tests/e2e/test_leaves.py (timeout after 1s)\n")
+	pid := readPid(t, pidFile)
+	assert.False(t, alive(t, pid), "the file's child %d outlived the timeout", pid)
+}
+
+func TestRunFile_ACPUFileRunsPytestUnderATimeLimit(t *testing.T) {
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte("#!/bin/sh\necho \"args: $*\"\nexec sleep 300\n"), 0o755))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	root := execRepo(t, map[string]string{"tests/fast/test_slow.py": "def test_x():\n    pass\n"})
+	status, out, stderr := runFileMain(root, nil, "tests/fast/test_slow.py", "--timeout-per-file", "1")
+	assert.Equal(t, 1, status, stderr)
+	assert.Contains(t, out, "Hardware: CPU  Suite: stage-a-cpu  est_time=1.0s  Timeout: 1s\n")
+	assert.Contains(t, out, "Running: pytest tests/fast/test_slow.py -v -x\nargs: tests/fast/test_slow.py -v -x\n")
+	assert.True(t, strings.HasSuffix(out, "\nTIMEOUT: pytest after 1 seconds\n"), out)
+}
+
+func TestRunFile_TheFileIsTheSelection(t *testing.T) {
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_nightly.py":  "register_cuda_ci(est_time=2000, suite='stage-c-8-gpu-h200', labels=['long'], nightly=True)\n",
+		"tests/e2e/test_disabled.py": "register_cuda_ci(est_time=60, suite='stage-c-8-gpu-h100', labels=['megatron'], disabled='flaky, see #1')\n",
+		"tests/e2e/test_amd.py":      "register_rocm_ci(est_time=60, suite='stage-c-4-gpu-mi350', labels=['amd'])\n",
+	})
+	status, out, stderr := runFileMain(root, nil, "tests/e2e/test_nightly.py", "--list-only")
+	require.Equal(t, 0, status, stderr)
+	assert.Contains(t, out, "File run: tests/e2e/test_nightly.py\nHardware: CUDA  Suite: stage-c-8-gpu-h200  est_time=2000.0s  Timeout: 2500s\n",
+		"neither its label nor its nightly flag keeps it from running")
+
+	status, out, _ = runFileMain(root, nil, "tests/e2e/test_nightly.py", "--list-only", "--enable-retry")
+	require.Equal(t, 0, status)
+	assert.Contains(t, out, "Timeout: 2500s\n", "1.25 x est_time is longer than the minimum plus the retry increase")
+
+	for file, want := range map[string]string{
+		"tests/e2e/test_disabled.py": "error: tests/e2e/test_disabled.py is disabled: flaky, see #1\n",
+		"tests/e2e/test_amd.py":      "error: tests/e2e/test_amd.py is registered only for ROCm (stage-c-4-gpu-mi350); /rerun-test supports CPU and CUDA\n",
+		"./tests/e2e/test_amd.py":    "error: ./tests/e2e/test_amd.py has no CI registration; /rerun-test runs only registered test files\n",
+	} {
+		status, out, stderr := runFileMain(root, nil, file)
+		assert.Equal(t, 1, status, file)
+		assert.Equal(t, want, stderr, file)
+		assert.Empty(t, out, file)
+	}
+}
+
+func TestNewCmdRun_FileFlag(t *testing.T) {
+	opts, err := parseRun(t, "--file", "tests/e2e/test_a.py", "--timeout-per-file", "60", "--enable-retry")
+	require.NoError(t, err, "--hw and --suite are not required with --file")
+	assert.Equal(t, "tests/e2e/test_a.py", opts.File)
+	assert.True(t, opts.timeoutSet)
+
+	opts, err = parseRun(t, "--fi", "tests/e2e/test_a.py")
+	require.NoError(t, err)
+	assert.Equal(t, "tests/e2e/test_a.py", opts.File, "an abbreviation, as argparse takes one")
+	assert.False(t, opts.timeoutSet)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--file", "x.py", "--hw", "cuda", "--suite", "s"}, "it cannot be used with --hw, --suite"},
+		{[]string{"--file", "x.py", "--labels", "--nightly"}, "it cannot be used with --nightly, --labels"},
+		{[]string{"--file", "x.py", "--auto-partition-id", "0", "--auto-partition-size", "2"}, "--auto-partition-id, --auto-partition-size"},
+		{[]string{"--file", "x.py", "--list-only", "--json"}, "it cannot be used with --json"},
+		{[]string{"--file", "x.py", "stray"}, "unrecognized arguments: stray"},
+		{[]string{"--file", ""}, "--file needs a path, got an empty value"},
+	} {
+		_, err := parseRun(t, tc.args...)
+		var usage *UsageError
+		require.ErrorAs(t, err, &usage, "%v", tc.args)
+		assert.Contains(t, usage.Msg, tc.want, "%v", tc.args)
+	}
+}
