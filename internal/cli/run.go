@@ -19,7 +19,7 @@ func NewCmdRun(f *Factory, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{}
 	cmd := &cobra.Command{
 		Use:   "run {--hw {cpu,cuda,rocm} --suite SUITE | --file FILE} [flags]",
-		Short: "Select, shard and run one suite",
+		Short: "Select, shard and run one suite (or run one registered file)",
 		Long: `Select the registrations of one suite under the CI policy of a run (cadence
 and raw PR labels), take one shard of them with --auto-partition-id/-size,
 print the plan, and run the tests: one pytest for a CPU suite, one process
