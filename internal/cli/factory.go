@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -75,7 +73,10 @@ func (f *Factory) Config() (*config.Config, error) {
 	return config.Load(f.Root, f.ConfigPath)
 }
 
-// Collect loads the configuration and collects the registry.
+// Collect loads the configuration and collects the registry. When none of
+// the discovery roots exists below the root, it returns the (empty)
+// registry with a *registry.NoRootsError: the caller decides whether a
+// wrong directory stops it.
 func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
 	cfg, err := f.Config()
 	if err != nil {
@@ -85,20 +86,8 @@ func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
 	if err != nil {
 		return cfg, nil, err
 	}
-	if len(reg.Files) == 0 && !anyDirExists(f.Root, cfg.Roots) {
-		// Not an error (a repository may have no tests yet, and the Python
-		// collector passes too), but almost always a wrong --root or cwd.
-		fmt.Fprintf(f.ErrOut, "warning: none of the discovery roots (%s) exists below %s; is it the repository root?\n",
-			strings.Join(cfg.Roots, ", "), f.Root)
+	if len(reg.Files) == 0 {
+		return cfg, reg, registry.CheckRoots(f.Root, cfg.Roots)
 	}
 	return cfg, reg, nil
-}
-
-func anyDirExists(root string, dirs []string) bool {
-	for _, d := range dirs {
-		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(d))); err == nil && info.IsDir() {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -34,17 +35,50 @@ func TestRoot_MistypedRootIsAnErrorNotAnEmptyGreenRun(t *testing.T) {
 	}
 }
 
-func TestRoot_NoDiscoveryRootWarnsButPasses(t *testing.T) {
+func TestRoot_NoDiscoveryRootIsAnError(t *testing.T) {
 	dir := t.TempDir()
+	want := `no discovery root exists below "` + dir + `" (looked for tests/fast, tests/fast-gpu, tests/e2e, tests/ci); pass the repository root with --root` + "\n"
+	diff := filepath.Join(dir, "diff")
+	require.NoError(t, os.WriteFile(diff, []byte("M\x00tests/e2e/test_x.py\x00"), 0o644))
+	for _, args := range [][]string{
+		{"suites"},
+		{"suites", "--suite", "stage-a-cpu"},
+		{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100"},
+		{"run", "--hw", "cpu", "--suite", "stage-a-cpu", "--list-only", "--json"},
+		{"partition", "--suite", "stage-a-cpu"},
+		{"partition", "--suite", "stage-a-cpu", "--id", "0"},
+		{"policy"},
+	} {
+		env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": "[]", "CHANGED_FILES_PATH": diff}
+		f, out, errOut := suitesFactory(dir, env)
+		assert.Equal(t, 1, Main(append([]string{"--root", dir}, args...), f), "%v", args)
+		// policy prints its errors as annotations, the others with "error: ".
+		got := strings.TrimPrefix(strings.TrimPrefix(errOut.String(), "::error::"), "error: ")
+		assert.Equal(t, want, got, "%v", args)
+		assert.NotContains(t, out.String(), "No tests to run", "%v", args)
+	}
+}
+
+func TestRoot_NoDiscoveryRootStillPassesWhereTheRegistryIsNotRead(t *testing.T) {
+	dir := t.TempDir()
+	// suites --json is the Python collector's registry, which passes.
 	f, out, errOut := suitesFactory(dir, nil)
 	require.Equal(t, 0, Main([]string{"--root", dir, "suites", "--json"}, f), errOut.String())
 	assert.Contains(t, out.String(), `"registrations": []`)
-	assert.Contains(t, errOut.String(), "warning: none of the discovery roots (tests/fast, tests/fast-gpu, tests/e2e, tests/ci) exists below "+dir)
+	assert.Contains(t, errOut.String(), `warning: no discovery root exists below "`+dir+`" (looked for tests/fast`)
 
+	// A dispatched run's policy runs every stage without reading the registry.
+	f, out, errOut = suitesFactory(dir, map[string]string{"EVENT_NAME": "workflow_dispatch"})
+	require.Equal(t, 0, Main([]string{"--root", dir, "policy"}, f), errOut.String())
+	assert.Contains(t, out.String(), "Resolved CI policy")
+
+	// A discovery root without tests, and a known suite that no test uses,
+	// run zero tests and pass.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "e2e"), 0o755))
-	f, _, errOut = suitesFactory(dir, nil)
-	require.Equal(t, 0, Main([]string{"--root", dir, "suites", "--json"}, f))
-	assert.Empty(t, errOut.String(), "an existing but empty root is not suspicious")
+	f, out, errOut = suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"--root", dir, "run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}, f), errOut.String())
+	assert.Contains(t, out.String(), "No tests to run")
+	assert.Empty(t, errOut.String())
 }
 
 func TestRoot_AnEmptyPathFlagIsAUsageErrorNotTheDefault(t *testing.T) {
@@ -93,6 +127,7 @@ func TestRun_OneFileForTwoReportsIsAUsageError(t *testing.T) {
 		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
 		assert.Empty(t, out.String(), "%v", tc.args)
 	}
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "e2e"), 0o755)) // a repository root
 	f, _, errOut := suitesFactory(dir, nil)
 	assert.Equal(t, 0, Main(append(run, "--list-only", "--json-report", "/dev/null", "--junit-xml", "/dev/null"), f), errOut.String())
 }

@@ -5,6 +5,9 @@ package registry
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
 )
@@ -72,4 +75,30 @@ func (r *Registration) Job(cfg *config.Config) (config.Suite, bool) {
 		return config.Suite{}, false
 	}
 	return s, true
+}
+
+// NoRootsError is a repository root below which none of the configured
+// discovery roots exists. Collecting there finds no tests, which a CI job
+// would report as a green stage; it is almost always a checkout into
+// another path or a command run from the wrong directory.
+type NoRootsError struct {
+	Root  string
+	Roots []string
+}
+
+func (e *NoRootsError) Error() string {
+	return fmt.Sprintf("no discovery root exists below %q (looked for %s); pass the repository root with --root",
+		e.Root, strings.Join(e.Roots, ", "))
+}
+
+// CheckRoots returns a *NoRootsError when none of roots is a directory
+// below root. A root that exists but holds no test file passes: a
+// repository may have no tests yet.
+func CheckRoots(root string, roots []string) error {
+	for _, d := range roots {
+		if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(d))); err == nil && info.IsDir() {
+			return nil
+		}
+	}
+	return &NoRootsError{Root: root, Roots: roots}
 }
