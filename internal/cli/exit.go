@@ -12,6 +12,10 @@ const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	// exitEmptyShard is `partition --id` of a shard with no test: it
+	// prints no file, and the status keeps `files=$(...) && pytest $files`
+	// from running pytest with no argument, which would run every test.
+	exitEmptyShard = 3
 )
 
 // UsageError is a bad or conflicting flag: exit 2.

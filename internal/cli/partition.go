@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -117,6 +118,10 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	switch {
 	case opts.JSON:
 		return v.WriteJSON(f.Out)
+	case opts.IDSet && v.NoTests():
+		fmt.Fprintf(f.ErrOut, "miles-ci partition: shard %d of %s (%d shards) has no test to run; exit status %d\n",
+			opts.ID, opts.Suite, sel.Size, exitEmptyShard)
+		return &ExitError{Code: exitEmptyShard}
 	case opts.IDSet:
 		return v.WriteFiles(f.Out)
 	default:

@@ -282,6 +282,16 @@ func (v *View) WriteJSON(w io.Writer) error {
 	return writeJSON(w, doc)
 }
 
+// NoTests reports whether no shard of the view holds a test.
+func (v *View) NoTests() bool {
+	for _, s := range v.Shards {
+		if len(s.Tests) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // WriteFiles writes the file of every test of every shard in the view, one
 // per line, in run order.
 func (v *View) WriteFiles(w io.Writer) error {
