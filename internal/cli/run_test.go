@@ -292,3 +292,18 @@ func TestRun_JSONIsTheWholeOutput(t *testing.T) {
 	assert.Equal(t, "flaky on H100, see #123", skipped[0].(map[string]any)["disabled"])
 	assert.Contains(t, errOut.String(), "'sglang'", "the warning names the label")
 }
+
+func TestRun_AnUnknownLabelWarnsAndChangesNoPlanByte(t *testing.T) {
+	plan := func(labels ...string) (string, string) {
+		f, out, errOut := suitesFactory(runRepo, nil)
+		opts, err := parseRun(t, append([]string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--list-only", "--labels"}, labels...)...)
+		require.NoError(t, err)
+		require.NoError(t, runRun(context.Background(), f, opts))
+		return out.String(), errOut.String()
+	}
+	want, _ := plan("run-ci-fsdp")
+	got, warned := plan("run-ci-fsdp", "run-ci-megatorn", "run-ci-megatorn")
+	assert.Equal(t, want, got)
+	assert.Equal(t, "warning: --labels entry 'run-ci-megatorn' names no known domain label; did you mean 'run-ci-megatron'?\n", warned,
+		"one warning per distinct entry")
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/suggest"
 )
 
 // LabelReason says why a domain label is in a policy's include set, or why
@@ -56,6 +58,32 @@ func ExplainLabels(cfg *config.Config, cadence string, raw []string) []LabelReas
 			reason = RunCIPrefix + s + " is a broad scope label, not a domain label"
 		}
 		out = append(out, LabelReason{Label: RunCIPrefix + s, Reason: reason})
+	}
+	return out
+}
+
+// UnknownLabels warns about each raw label of the form run-ci-X whose X is
+// no known domain label (a broad scope label such as run-ci-all is known):
+// it selects nothing, which a typo would otherwise do silently. The warning
+// names the closest known label when one is near, and says that --labels
+// takes space-separated values when the entry is a comma-separated list of
+// labels. raw should hold each label once.
+func UnknownLabels(cfg *config.Config, raw []string) []Warning {
+	var out []Warning
+	for _, r := range raw {
+		name, ok := strings.CutPrefix(r, RunCIPrefix)
+		if !ok || r == LabelRunCIAll || r == LabelRunCIImg || cfg.IsKnownLabel(name) {
+			continue
+		}
+		msg := "--labels entry " + pyfmt.Repr(r) + " names no known domain label"
+		if parts := strings.Split(r, ","); len(parts) > 1 {
+			msg += "; --labels takes labels separated by spaces, not commas: " + strings.Join(parts, " ")
+		} else if near, ok := suggest.Closest(name, cfg.KnownLabels()); ok {
+			msg += "; did you mean " + pyfmt.Repr(RunCIPrefix+near) + "?"
+		} else {
+			msg += " (the known ones, each passed as run-ci-<label>: " + strings.Join(sorted(cfg.KnownLabels()), ", ") + ")"
+		}
+		out = append(out, Warning{Label: r, Msg: msg})
 	}
 	return out
 }

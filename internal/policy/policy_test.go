@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -202,4 +203,19 @@ func TestExplainLabels(t *testing.T) {
 	assert.Contains(t, byLabel["ft-long"].Reason, "left out by the nightly cadence scope")
 	assert.Equal(t, "run-ci-fsdpp names no known domain label", byLabel["run-ci-fsdpp"].Reason)
 	assert.Equal(t, "run-ci-image is a broad scope label, not a domain label", byLabel["run-ci-image"].Reason)
+}
+
+func TestUnknownLabels_NameTheClosestKnownLabel(t *testing.T) {
+	cfg := config.Default()
+	var got []string
+	for _, w := range UnknownLabels(cfg, []string{"run-ci-megatorn", "run-ci-fsdp", "run-ci-all", "run-ci-image",
+		"megatron", "run-ci-fsdp,run-ci-lora", "run-ci-zzzzzz", ""}) {
+		got = append(got, w.Msg)
+	}
+	assert.Equal(t, []string{
+		"--labels entry 'run-ci-megatorn' names no known domain label; did you mean 'run-ci-megatron'?",
+		"--labels entry 'run-ci-fsdp,run-ci-lora' names no known domain label; --labels takes labels separated by spaces, not commas: run-ci-fsdp run-ci-lora",
+		"--labels entry 'run-ci-zzzzzz' names no known domain label (the known ones, each passed as run-ci-<label>: " +
+			strings.Join(sorted(cfg.KnownLabels()), ", ") + ")",
+	}, got, "known labels, broad scopes and unprefixed entries (Strip warns about those) get no warning")
 }

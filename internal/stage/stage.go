@@ -50,7 +50,8 @@ type Selection struct {
 	Backend config.Backend
 	Suite   config.Suite
 	Policy  policy.Policy
-	// Warnings are the policy's warnings about raw labels, for stderr.
+	// Warnings are the policy's warnings about raw labels, then one per
+	// run-ci-X label naming no known label, for stderr.
 	Warnings []policy.Warning
 	// Enabled are the selected registrations that run, in registry order;
 	// Skipped the disabled ones, which no shard runs and every shard lists.
@@ -87,10 +88,12 @@ func (e *IDError) Error() string {
 // error on, the returned Selection still holds the policy, which the runner
 // prints before it checks the suite.
 func Select(cfg *config.Config, regs []registry.Registration, req Request) (*Selection, error) {
-	pol, warnings, err := policy.Resolve(cfg, req.Cadence, UniqueInOrder(req.Labels))
+	labels := UniqueInOrder(req.Labels)
+	pol, warnings, err := policy.Resolve(cfg, req.Cadence, labels)
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, policy.UnknownLabels(cfg, labels)...)
 	if req.MatchAllLabels {
 		pol = pol.WithAllLabels(cfg)
 	}
