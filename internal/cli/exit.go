@@ -18,13 +18,30 @@ const (
 	exitEmptyShard = 3
 )
 
-// UsageError is a bad or conflicting flag: exit 2.
-type UsageError struct{ Msg string }
+// UsageError is a bad or conflicting flag: exit 2. Hint, when set, is
+// printed as it is on the lines after the message (cobra's "Did you mean
+// this?" block).
+type UsageError struct {
+	Msg  string
+	Hint string
+}
 
 func (e *UsageError) Error() string { return e.Msg }
 
 func usageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// cobraSuggestion is how cobra appends its suggestions to an unknown
+// command's error.
+const cobraSuggestion = "\n\nDid you mean this?\n"
+
+// cobraUsageError keeps cobra's suggestion block off the message's line.
+func cobraUsageError(msg string) *UsageError {
+	if first, rest, ok := strings.Cut(msg, cobraSuggestion); ok {
+		return &UsageError{Msg: first, Hint: "Did you mean this?\n" + strings.TrimRight(rest, "\n")}
+	}
+	return &UsageError{Msg: msg}
 }
 
 // ExitError ends the process with Code after the command has already said
@@ -35,8 +52,10 @@ type ExitError struct{ Code int }
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // exitCode is the only place an error becomes an exit status. It prints the
-// error, one line per problem, unless the command printed it already.
-func exitCode(err error, stderr io.Writer) int {
+// error, one line per problem, unless the command printed it already; then
+// the next step: the hint of an error that has one, or where the usage of
+// the command at cmdPath ("miles-ci run") is.
+func exitCode(err error, stderr io.Writer, cmdPath string) int {
 	if err == nil {
 		return exitOK
 	}
@@ -46,8 +65,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var usage *UsageError
 	if errors.As(err, &usage) {
-		fmt.Fprintf(stderr, "miles-ci: %s\n", oneLine(usage.Msg))
-		fmt.Fprintln(stderr, "Run 'miles-ci --help' for usage.")
+		fmt.Fprintf(stderr, "error: %s\n", oneLine(usage.Msg))
+		if usage.Hint != "" {
+			fmt.Fprintf(stderr, "\n%s\n\n", usage.Hint)
+		}
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmdPath)
 		return exitUsage
 	}
 	var multi interface{ Lines() []string }
@@ -58,6 +80,10 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitFailure
 	}
 	fmt.Fprintf(stderr, "error: %s\n", oneLine(err.Error()))
+	var hinted interface{ HintLine() string }
+	if errors.As(err, &hinted) && hinted.HintLine() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", oneLine(hinted.HintLine()))
+	}
 	return exitFailure
 }
 

@@ -119,7 +119,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	case opts.JSON:
 		return v.WriteJSON(f.Out)
 	case opts.IDSet && v.NoTests():
-		fmt.Fprintf(f.ErrOut, "miles-ci partition: shard %d of %s (%d shards) has no test to run; exit status %d\n",
+		fmt.Fprintf(f.ErrOut, "note: shard %d of %s (%d shards) has no test to run; exit status %d\n",
 			opts.ID, opts.Suite, sel.Size, exitEmptyShard)
 		return &ExitError{Code: exitEmptyShard}
 	case opts.IDSet:

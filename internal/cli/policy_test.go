@@ -397,7 +397,8 @@ func TestNewCmdPolicy_UsageErrors(t *testing.T) {
 			f, _, errOut := suitesFactory(".", map[string]string{"EVENT_NAME": "workflow_dispatch"})
 			code := Main(append([]string{"policy"}, args...), f)
 			assert.Equal(t, 2, code)
-			assert.Contains(t, errOut.String(), "miles-ci: ")
+			assert.True(t, strings.HasPrefix(errOut.String(), "error: "), errOut.String())
+			assert.True(t, strings.HasSuffix(errOut.String(), "\nRun 'miles-ci policy --help' for usage.\n"), errOut.String())
 		})
 	}
 }

@@ -304,10 +304,10 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 			`error: report "DIR/b.json" is of suite "t" (cuda), not "s" (cuda) as "DIR/a.json" is`},
 		{"missing input", []string{"report", "merge", a, filepath.Join(dir, "none.json")}, 1,
 			`error: read report "DIR/none.json": open: no such file or directory`},
-		{"no input", []string{"report", "merge"}, 2, "miles-ci: requires at least 1 arg(s), only received 0"},
-		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "miles-ci: --output needs a path, got an empty value"},
+		{"no input", []string{"report", "merge"}, 2, "error: requires at least 1 arg(s), only received 0"},
+		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "error: --output needs a path, got an empty value"},
 		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": read: is a directory`},
-		{"summary of two", []string{"report", "summary", a, b}, 2, "miles-ci: accepts 1 arg(s), received 2"},
+		{"summary of two", []string{"report", "summary", a, b}, 2, "error: accepts 1 arg(s), received 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,9 +64,13 @@ func MainContext(ctx context.Context, args []string, f *Factory) int {
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(cmd, err) {
-		err = &UsageError{Msg: err.Error()}
+		err = cobraUsageError(err.Error())
 	}
-	code := exitCode(err, f.ErrOut)
+	path := "miles-ci"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	code := exitCode(err, f.ErrOut, path)
 	if code == exitOK && ctx.Err() != nil {
 		return interruptedStatus(ctx)
 	}

@@ -161,3 +161,35 @@ func TestMain_FIFOConfigOrTimingsIsAnErrorAtOnce(t *testing.T) {
 		assert.Contains(t, errOut.String(), tc.want, "%v", tc.args)
 	}
 }
+
+func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"sutes"}, exitUsage,
+			"error: unknown command \"sutes\" for \"miles-ci\"\n\nDid you mean this?\n\tsuites\n\nRun 'miles-ci --help' for usage.\n"},
+		{[]string{"run", "--hw", "cpu"}, exitUsage,
+			"error: the following arguments are required: --suite\nRun 'miles-ci run --help' for usage.\n"},
+		{[]string{"partition", "--suite", "stage-a-cpu", "--size", "0"}, exitUsage,
+			"error: --size must be positive, got 0\nRun 'miles-ci partition --help' for usage.\n"},
+		{[]string{"timings", "merge"}, exitUsage,
+			"error: requires at least 1 arg(s), only received 0\nRun 'miles-ci timings merge --help' for usage.\n"},
+		// The first line is the Python runner's, byte for byte.
+		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h10"}, exitFailure,
+			"error: Unknown suite stage-c-8-gpu-h10 for backend CUDA\nhint: did you mean stage-c-8-gpu-h100?\n"},
+		{[]string{"run", "--hw", "cpu", "--suite", "stage-c-8-gpu-h100", "--list-only"}, exitFailure,
+			"error: Unknown suite stage-c-8-gpu-h100 for backend CPU\nhint: stage-c-8-gpu-h100 is a cuda suite; select it with --hw cuda\n"},
+		{[]string{"run", "--hw", "rocm", "--suite", "stage-c-8-gpu-h10"}, exitFailure,
+			"error: Unknown suite stage-c-8-gpu-h10 for backend ROCM\nhint: did you mean stage-c-8-gpu-h100 (a cuda suite, --hw cuda)?\n"},
+		{[]string{"run", "--hw", "cuda", "--suite", "nothing-like-it"}, exitFailure,
+			"error: Unknown suite nothing-like-it for backend CUDA\n"},
+		{[]string{"partition", "--suite", "stage-a-cpus"}, exitFailure,
+			"error: Unknown suite stage-a-cpus; known suites: stage-a-cpu, stage-b-cpu, stage-b-2-gpu-h200, stage-c-8-gpu-h100, stage-c-8-gpu-h200, stage-c-4-gpu-h200, stage-c-2-gpu-h200, stage-c-4-gpu-mi350, nightly-stage-c-8-gpu-mi350, nightly-stage-c-4-gpu-mi350, nightly-stage-c-2-gpu-mi350\nhint: did you mean stage-a-cpu?\n"},
+	} {
+		f, _, errOut := suitesFactory(runRepo, nil)
+		assert.Equal(t, tc.code, Main(append([]string{"--root", runRepo}, tc.args...), f), "%v", tc.args)
+		assert.Equal(t, tc.want, errOut.String(), "%v", tc.args)
+	}
+}

@@ -59,7 +59,7 @@ func TestNewCmdSuites_ParsesFlags(t *testing.T) {
 func TestNewCmdSuites_RejectsArguments(t *testing.T) {
 	f, _, errOut := suitesFactory(".", nil)
 	assert.Equal(t, exitUsage, Main([]string{"suites", "extra"}, f))
-	assert.Contains(t, errOut.String(), "miles-ci: unknown command \"extra\"")
+	assert.Contains(t, errOut.String(), "error: unknown command \"extra\"")
 }
 
 // TestSuites_Golden runs `miles-ci suites` end to end on fixture trees and

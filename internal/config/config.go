@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/radixark/miles-ci/internal/suggest"
 )
 
 // Backend is the hardware a suite runs on.
@@ -249,7 +251,14 @@ type UnknownSuiteError struct {
 	Backend Backend
 	// Known lists the roster's suites, named when no backend was given.
 	Known []string
+	// Hint is the next step, for a second line: the backend of a suite
+	// that exists for another one, or the closest suite name. It stays out
+	// of Error, whose line is the Python runner's.
+	Hint string
 }
+
+// HintLine returns Hint; the CLI prints it on a line of its own.
+func (e *UnknownSuiteError) HintLine() string { return e.Hint }
 
 func (e *UnknownSuiteError) Error() string {
 	if e.Backend != "" {
@@ -272,7 +281,35 @@ func (c *Config) FindSuite(name string, b Backend) (Suite, error) {
 			err.Known = append(err.Known, s.Name)
 		}
 	}
+	err.Hint = c.suiteHint(name, b)
 	return Suite{}, err
+}
+
+// suiteHint is UnknownSuiteError.Hint: a suite of another backend is named
+// with its own backend; otherwise the closest suite of backend b (of any
+// backend when b is empty or none of b's is near) is offered.
+func (c *Config) suiteHint(name string, b Backend) string {
+	if s, ok := c.Suite(name); ok {
+		return fmt.Sprintf("%s is a %s suite; select it with --hw %s", name, s.Backend, s.Backend)
+	}
+	var own, all []string
+	for _, s := range c.Suites {
+		all = append(all, s.Name)
+		if s.Backend == b {
+			own = append(own, s.Name)
+		}
+	}
+	if near, ok := suggest.Closest(name, own); ok {
+		return "did you mean " + near + "?"
+	}
+	near, ok := suggest.Closest(name, all)
+	if !ok {
+		return ""
+	}
+	if s, _ := c.Suite(near); b != "" && s.Backend != b {
+		return fmt.Sprintf("did you mean %s (a %s suite, --hw %s)?", near, s.Backend, s.Backend)
+	}
+	return "did you mean " + near + "?"
 }
 
 // SuitesFor returns the suites of one backend in configured order.
