@@ -34,6 +34,13 @@ func TestNewCmdPartition_ParsesFlags(t *testing.T) {
 	assert.Equal(t, 2, o.ID)
 	assert.True(t, o.JSON)
 
+	o, err = parsePartition(t, "--suite", "s", "--auto-partition-size", "3", "--auto-partition-id", "2")
+	require.NoError(t, err)
+	assert.True(t, o.SizeSet, "run's spellings are accepted")
+	assert.Equal(t, 3, o.Size)
+	assert.True(t, o.IDSet)
+	assert.Equal(t, 2, o.ID)
+
 	o, err = parsePartition(t, "--suite", "s", "--nightly", "--labels")
 	require.NoError(t, err)
 	assert.Equal(t, "nightly", o.Cadence)
@@ -53,6 +60,10 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 		{"size beyond any matrix", []string{"--suite", "s", "--size", "1000000000"}, "--size must be at most 100000, got 1000000000"},
 		{"negative id", []string{"--suite", "s", "--id", "-1"}, "--id must not be negative, got -1"},
 		{"id out of range", []string{"--suite", "s", "--size", "2", "--id", "2"}, "--id must be in range [0, 2), but got 2"},
+		{"run's size spelling", []string{"--suite", "s", "--auto-partition-size", "0"}, "--auto-partition-size must be positive, got 0"},
+		{"run's id spelling", []string{"--suite", "s", "--size", "2", "--auto-partition-id", "2"}, "--auto-partition-id must be in range [0, 2), but got 2"},
+		{"both size spellings", []string{"--suite", "s", "--size", "2", "--auto-partition-size", "2"}, "--size and --auto-partition-size are one flag; give one of them"},
+		{"both id spellings", []string{"--suite", "s", "--id", "1", "--auto-partition-id", "1"}, "--id and --auto-partition-id are one flag; give one of them"},
 		{"both cadence flags", []string{"--suite", "s", "--cadence", "weekly", "--nightly"}, "argument --nightly: not allowed with argument --cadence"},
 	}
 	for _, tt := range tests {
@@ -75,6 +86,8 @@ func TestPartition_Golden(t *testing.T) {
 		{"cuda-fsdp-size3.golden", []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-fsdp", "--size", "3"}, ""},
 		{"cpu-default-size.golden", []string{"--suite", "stage-a-cpu"}, ""},
 		{"cuda-empty.golden", []string{"--suite", "stage-c-4-gpu-h200"}, ""},
+		{"cuda-empty-id0-files.golden", []string{"--suite", "stage-c-4-gpu-h200", "--auto-partition-id", "0"}, "exit status 3"},
+		{"cuda-labels-drop-all.golden", []string{"--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-megatorn"}, ""},
 		{"cuda-weekly-id1-files.golden", []string{"--suite", "stage-c-8-gpu-h100", "--cadence", "weekly", "--id", "1"}, ""},
 		{"cuda-weekly-id1-json.golden", []string{"--suite", "stage-c-8-gpu-h100", "--cadence", "weekly", "--id", "1", "--json"}, ""},
 		{"cuda-weekly-json.golden", []string{"--suite", "stage-c-8-gpu-h100", "--cadence", "weekly", "--size", "3", "--json"}, ""},

@@ -8,6 +8,9 @@ package stage
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
@@ -63,6 +66,9 @@ type Selection struct {
 	Shards []shard.Shard
 	// Basis is set when the shards were balanced on a timings file.
 	Basis *plan.Basis
+	// Dropped says, when the policy left out every enabled registration
+	// of the suite, how many and which flags select them; "" otherwise.
+	Dropped string
 }
 
 // Run is the part of the suite that the job runs: shard ID's tests, or
@@ -109,6 +115,9 @@ func Select(cfg *config.Config, regs []registry.Registration, req Request) (*Sel
 		return s, err
 	}
 	s.Enabled, s.Skipped = picked.Enabled, picked.Skipped
+	if len(s.Enabled) == 0 {
+		s.Dropped = dropped(regs, s.Backend, req.Suite, pol)
+	}
 
 	s.Size = req.Shards
 	if s.Size == SuiteShards {
@@ -158,4 +167,42 @@ func UniqueInOrder(raw []string) []string {
 		}
 	}
 	return out
+}
+
+// dropped describes the enabled registrations of backend's suite that pol
+// leaves out, by the flag that would select them: --match-all-labels or
+// the run-ci-* labels they carry, and a nightly cadence for nightly-only
+// ones. It returns "" when there is none.
+func dropped(regs []registry.Registration, backend config.Backend, suite string, pol policy.Policy) string {
+	var byLabel, nightly int
+	labels := map[string]bool{}
+	for _, r := range regs {
+		if r.Backend != backend || r.Suite != suite || !r.Enabled() {
+			continue
+		}
+		if r.Nightly && !pol.AdmitNightly {
+			nightly++
+			continue
+		}
+		byLabel++
+		for _, l := range r.Labels {
+			labels[policy.RunCIPrefix+l] = true
+		}
+	}
+	if byLabel+nightly == 0 {
+		return ""
+	}
+	var why []string
+	if byLabel > 0 {
+		why = append(why, fmt.Sprintf("%d by their labels (--match-all-labels selects them, or --labels %s)",
+			byLabel, strings.Join(slices.Sorted(maps.Keys(labels)), " ")))
+	}
+	if nightly > 0 {
+		why = append(why, fmt.Sprintf("%d nightly-only (--cadence nightly selects them)", nightly))
+	}
+	what := fmt.Sprintf("all %d enabled registrations", byLabel+nightly)
+	if byLabel+nightly == 1 {
+		what = "the only enabled registration"
+	}
+	return fmt.Sprintf("the selection leaves out %s of %s: %s", what, suite, strings.Join(why, "; "))
 }
