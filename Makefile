@@ -6,11 +6,14 @@ BIN       := bin/miles-ci
 SHARED    ?= ../shared
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1x
+# What `miles-ci --version` prints: the commit (and -dirty) of this checkout.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/radixark/miles-ci/internal/cli.Version=$(VERSION)
 
 .PHONY: build test bench fuzz conformance demo clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/miles-ci
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/miles-ci
 
 # gofmt check, vet, and every test with the race detector.
 test:

@@ -5,9 +5,12 @@ import (
 	"errors"
 
 	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/buildinfo"
 )
 
-// Version is stamped by the build (-ldflags "-X ...cli.Version=...").
+// Version is stamped by the build (-ldflags "-X ...cli.Version=...", as
+// `make build` does); left "dev", --version reads the build information.
 var Version = "dev"
 
 // NewCmdRoot builds the miles-ci command tree.
@@ -18,7 +21,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `miles-ci reads the CI registrations of a Miles checkout (the register_*_ci
 calls at the top of each test file), resolves the CI policy of a workflow run,
 and selects, shards and runs one stage's tests.`,
-		Version:       Version,
+		Version:       buildinfo.Version(Version),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// run and partition parse their own flags (parseOwnFlags checks
