@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -415,7 +416,10 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 		if tail != nil {
 			att.Output = tail.Bytes()
 		}
-		r.printf(".\n.\nEnd (%d/%d):\n%s elapsed=%.0fs est_time=%s\n.\n.\n\n", i, r.n-1, res.File, att.Elapsed.Seconds(), fmtEst(res.EstTime))
+		// The Python runner's line, which people grep CI logs for: its
+		// f-string self-documenting fields, a repr each.
+		r.printf(".\n.\nEnd (%d/%d):\nfilename=%s, elapsed=%.0f, _estimated_time=%s\n.\n.\n\n",
+			i, r.n-1, pyfmt.Repr(res.File), att.Elapsed.Seconds(), pyfmt.Float(res.EstTime))
 
 		retryOf := a - 1
 		emit := func() {
@@ -500,12 +504,6 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 		emit()
 		return
 	}
-}
-
-// fmtEst writes an estimate short, as %g does but without a trailing
-// ".0": 120, 1.5, 1e+06.
-func fmtEst(est float64) string {
-	return strings.TrimSuffix(fmt.Sprintf("%g", est), ".0")
 }
 
 // printSummary prints the closing summary in the shape of the Python

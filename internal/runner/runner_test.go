@@ -573,3 +573,16 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
+
+// The End line is the Python runner's, byte for byte (its f-string's
+// self-documenting fields): people grep CI logs for it.
+func TestRun_EndLineIsThePythonRunners(t *testing.T) {
+	needPython(t)
+	root := repo(t, map[string]string{"tests/x.py": pyPass, "tests/it's.py": pyPass})
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	rep := Run(context.Background(), []File{{"tests/x.py", 120}, {"tests/it's.py", 1.5}}, opts)
+	require.True(t, rep.Passed(), out.String())
+	assert.Contains(t, out.String(), ".\n.\nEnd (0/1):\nfilename='tests/x.py', elapsed=1, _estimated_time=120.0\n.\n.\n\n")
+	assert.Contains(t, out.String(), ".\n.\nEnd (1/1):\nfilename=\"tests/it's.py\", elapsed=1, _estimated_time=1.5\n.\n.\n\n")
+}
