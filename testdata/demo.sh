@@ -7,7 +7,14 @@ repo=$(cd "$(dirname "$0")/sample" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+# Bold step lines on a terminal only: a pipe or a log file gets plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain"; }
+
+# The sample repository stays as committed: pytest writes no cache and
+# Python no bytecode inside testdata/.
+export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }-p no:cacheprovider"
+export PYTHONDONTWRITEBYTECODE=1
 mc() { step "miles-ci $*"; "$bin" --root "$repo" "$@"; }
 
 mc suites
