@@ -38,7 +38,7 @@ func NewCmdPartition(f *Factory, runF func(*PartitionOptions) error) *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   "partition --suite SUITE [--hw HW] [--size N] [--id I] [flags]",
 		Short: "Show how a suite splits into shards",
-		Long: `Select a suite's tests as ` + "`miles-ci run`" + ` would, split the enabled ones into
+		Long: `Select a suite's tests as 'miles-ci run' would, split the enabled ones into
 shards longest first, and show every shard with its tests and estimated total,
 the makespan (the largest shard) and the imbalance (largest shard / mean).
 With --timings, balance on the measured seconds of a timings file instead
@@ -49,6 +49,7 @@ suite's backend. With --id, print that shard's files one per line.`,
   miles-ci partition --suite stage-c-8-gpu-h100 --cadence weekly --size 3
   miles-ci partition --suite stage-c-4-gpu-h200 --labels run-ci-fsdp --id 1`,
 		DisableFlagParsing: true,
+		ValidArgsFunction:  completeSelection(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
@@ -71,8 +72,8 @@ suite's backend. With --id, print that shard's files one per line.`,
 	addSelectionFlags(fs, &opts.selectionFlags, false)
 	opts.size = argparse.AddInt(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
 	argparse.AddInt(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line; exit status 3 when it has none")
-	opts.autoSize = argparse.AddInt(fs, &opts.Size, &opts.autoSizeSet, "auto-partition-size", 0, "run's spelling of --size")
-	argparse.AddInt(fs, &opts.ID, &opts.autoIDSet, "auto-partition-id", 0, "run's spelling of --id")
+	opts.autoSize = argparse.AddInt(fs, &opts.Size, &opts.autoSizeSet, "auto-partition-size", 0, "run's spelling of --size `N`")
+	argparse.AddInt(fs, &opts.ID, &opts.autoIDSet, "auto-partition-id", 0, "run's spelling of --id `I`")
 	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
 	return cmd
 }

@@ -193,3 +193,21 @@ func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
 		assert.Equal(t, tc.want, errOut.String(), "%v", tc.args)
 	}
 }
+
+func TestMain_CompletesFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--hw", ""}, "cpu\ncuda\nrocm\n:4\n"},
+		{[]string{"run", "--hw", "cpu", "--suite", ""}, "stage-a-cpu\nstage-b-cpu\n:4\n"},
+		{[]string{"partition", "--suite", "stage-a-cpu", "--cadence=n"}, "--cadence=nightly\n:4\n"},
+		{[]string{"run", "--labels", "run-ci-fsdp", "run-ci-lo"}, "run-ci-long\nrun-ci-lora\n:4\n"},
+		{[]string{"suites", "--suite", "stage-b-"}, "stage-b-cpu\nstage-b-2-gpu-h200\n:4\n"},
+		{[]string{"run", "--timings", ""}, ":0\n"}, // a path: the shell completes files
+	} {
+		f, out, _ := suitesFactory(runRepo, nil)
+		require.Equal(t, 0, Main(append([]string{"__complete", "--root", runRepo}, tc.args...), f), "%v", tc.args)
+		assert.Equal(t, tc.want, out.String(), "%v", tc.args)
+	}
+}

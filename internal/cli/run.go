@@ -36,6 +36,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
+		ValidArgsFunction:  completeSelection(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
@@ -61,7 +62,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	argparse.AddInt(fs, &opts.TimeoutPerFile, &opts.timeoutSet, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
 	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
 	fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
-	argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "attempts per file, the first included")
+	argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "`N` attempts per file, the first included")
 	argparse.AddInt(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
 	argparse.AddInt(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
 	fs.StringVar(&opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)")

@@ -56,16 +56,16 @@ var argparseSpec = argparse.Spec{
 }
 
 func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
-	hwHelp := "hardware backend: cpu, cuda or rocm"
+	hwHelp := "hardware backend `HW`: cpu, cuda or rocm"
 	if !hwRequired {
 		hwHelp += " (default: the suite's backend)"
 	}
 	fs.Var(&argparse.Choice{Flag: "--hw", Target: &s.HW, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", hwHelp)
-	fs.Var(&argparse.String{Target: &s.Suite, Given: &s.suiteSet}, "suite", "the suite (CI stage) to select")
+	fs.Var(&argparse.String{Target: &s.Suite, Given: &s.suiteSet}, "suite", "the `SUITE` (CI stage) to select")
 	s.Cadence = policy.Regular
 	fs.Var(&argparse.Choice{Flag: "--cadence", Target: &s.Cadence, Choices: config.Cadences,
 		Seen: func() { s.cadenceOrder = append(s.cadenceOrder, "--cadence") }},
-		"cadence", "CI cadence: nightly, regular, release or weekly")
+		"cadence", "CI `CADENCE`: nightly, regular, release or weekly")
 	argparse.AddConst(fs, &argparse.Const{Flag: "--nightly", Target: &s.Nightly,
 		Seen: func() { s.cadenceOrder = append(s.cadenceOrder, "--nightly") }},
 		"nightly", "alias for --cadence nightly")
