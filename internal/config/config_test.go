@@ -438,3 +438,33 @@ func TestParse_FileRunSectionIsOptional(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, FileRun{MinTimeout: DefaultFileRunTimeout}, c.FileRun, "no image repository, the default timeout")
 }
+
+func TestParse_ExtendsDefaultReplacesOnlyTheSectionsGiven(t *testing.T) {
+	c, err := Parse("ci.yaml", []byte("extends: default\nno_gpu_paths:\n  - \"**/*.txt\"\n"))
+	require.NoError(t, err)
+	def := Default()
+	assert.Equal(t, []string{"**/*.txt"}, c.NoGPUPaths, "the section given replaces the built-in one whole")
+	assert.Equal(t, def.Suites, c.Suites, "the others are the built-in ones")
+	assert.Equal(t, def.KnownLabels(), c.KnownLabels())
+	assert.Equal(t, def.Roots, c.Roots)
+	assert.Equal(t, "ci.yaml", c.Source)
+
+	// labels and labels_file are one section: giving either drops both.
+	c, err = Parse("ci.yaml", []byte("extends: default\nlabels_file: tests/ci/labels.py\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "tests/ci/labels.py", c.LabelsFile)
+}
+
+func TestParse_ExtendsErrorsNameTheirFileAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"unknown key", "extends: default\n\ncolour: blue\n", `ci.yaml:3: unknown key "colour" in the configuration`},
+		{"another base", "extends: upstream\n", `ci.yaml:1: extends must be "default" (the built-in configuration)`},
+		{"a bad section of the file", "extends: default\ndiscovery:\n  roots: [tests]\n", `ci.yaml:3: discovery needs roots and pattern`},
+	} {
+		_, err := Parse("ci.yaml", []byte(tc.doc))
+		require.Error(t, err, tc.name)
+		assert.Contains(t, err.Error(), tc.want, tc.name)
+	}
+}

@@ -198,12 +198,67 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := p.resolveAliases(&doc); err != nil {
 		return nil, err
 	}
+	top, err := p.extend(doc.Content[0])
+	if err != nil {
+		return nil, err
+	}
 	c := &Config{Source: name}
-	if err := p.top(doc.Content[0], c); err != nil {
+	if err := p.top(top, c); err != nil {
 		return nil, err
 	}
 	c.index()
 	return c, nil
+}
+
+// extendsDefault is the one value of a file's top-level `extends` key.
+const extendsDefault = "default"
+
+// extend resolves `extends: default`: the sections the file holds replace
+// the built-in configuration's whole, and the others are the built-in ones
+// (labels and labels_file count as one section). The file's own nodes keep
+// their lines for messages; no section is checked against another, so a
+// built-in one, valid alone, never fails in a file's name. A document without `extends` is returned as it
+// is.
+func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
+	if n.Kind != yaml.MappingNode {
+		return n, nil
+	}
+	at := -1
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "extends" {
+			at = i
+		}
+	}
+	if at < 0 {
+		return n, nil
+	}
+	if v := n.Content[at+1]; v.Kind != yaml.ScalarNode || v.Value != extendsDefault {
+		return nil, p.errf(v, "extends must be %q (the built-in configuration)", extendsDefault)
+	}
+	var base yaml.Node
+	if err := yaml.Unmarshal(defaultYAML, &base); err != nil {
+		return nil, fmt.Errorf("embedded default configuration: %w", err)
+	}
+	own := map[string]bool{}
+	merged := &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := n.Content[i].Value
+		if i == at {
+			continue
+		}
+		own[key] = true
+		if key == "labels" || key == "labels_file" {
+			own["labels"], own["labels_file"] = true, true
+		}
+		merged.Content = append(merged.Content, n.Content[i], n.Content[i+1])
+	}
+	def := base.Content[0]
+	for i := 0; i+1 < len(def.Content); i += 2 {
+		if !own[def.Content[i].Value] {
+			merged.Content = append(merged.Content, def.Content[i], def.Content[i+1])
+		}
+	}
+	return merged, nil
 }
 
 // yamlError turns yaml.v3's "yaml: line N: msg" into our one-line form.
