@@ -350,6 +350,14 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 		{"needs not a list", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      needs: a", 1) },
 			`ci.yaml:12: needs must be a list of strings`},
 		{"not YAML", func(string) string { return "a: [\n" }, `ci.yaml:`},
+		{"an unclosed quote names its own line", func(s string) string { return strings.Replace(s, `"**/test_*.py"`, `"**/test_*.py`, 1) },
+			`ci.yaml:3: invalid YAML: a quoted string opened on this line is not closed on it (the parser stopped at line `},
+		{"an unclosed single quote, with a # inside it", func(s string) string {
+			return strings.Replace(s, `"**/test_*.py"`, `'**/test_*.py  # the pattern`, 1)
+		}, `ci.yaml:3: invalid YAML: a quoted string opened on this line`},
+		{"an apostrophe in a plain value or a comment opens nothing", func(s string) string {
+			return strings.Replace(s, "Core tests", "Core's tests # it's core", 1) + "  - oops\n"
+		}, `ci.yaml:8: invalid YAML: did not find expected key`}, // yaml.v3's own line
 		{"empty", func(string) string { return "" }, `ci.yaml: the configuration is empty`},
 		{"unknown file_run key", func(s string) string { return s + "file_run:\n  image: x\n" },
 			`ci.yaml:13: unknown key "image" in file_run`},

@@ -181,7 +181,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, p.yamlError(err)
+		return nil, p.yamlError(err, data)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: name, Msg: "the configuration is empty"}
@@ -193,7 +193,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	case err == nil:
 		return nil, p.errf(&next, "a second YAML document starts here; the configuration is one document")
 	case !errors.Is(err, io.EOF):
-		return nil, p.yamlError(err)
+		return nil, p.yamlError(err, data)
 	}
 	if err := p.resolveAliases(&doc); err != nil {
 		return nil, err
@@ -262,7 +262,11 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 }
 
 // yamlError turns yaml.v3's "yaml: line N: msg" into our one-line form.
-func (p *parser) yamlError(err error) error {
+// A quote left open runs on to wherever the next one is, and the parser
+// then stops far from the mistake (or names the line of the mapping the
+// string is in); when a line ends inside a quoted string, that line is
+// named instead.
+func (p *parser) yamlError(err error, data []byte) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
 	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
@@ -270,7 +274,71 @@ func (p *parser) yamlError(err error) error {
 			msg = msg[i+2:]
 		}
 	}
+	if open := unclosedQuoteLine(data); open > 0 {
+		return &Error{File: p.file, Line: open, Msg: fmt.Sprintf(
+			"invalid YAML: a quoted string opened on this line is not closed on it (the parser stopped at line %d: %s)", line, msg)}
+	}
 	return &Error{File: p.file, Line: line, Msg: "invalid YAML: " + msg}
+}
+
+// unclosedQuoteLine returns the first line of data that ends inside a
+// single- or double-quoted string (comments ignored), or 0. A quoted
+// string may span lines in YAML, but hardly ever in a configuration.
+func unclosedQuoteLine(data []byte) int {
+	for n, line := range strings.Split(string(data), "\n") {
+		if quoteOpenAtEnd(line) {
+			return n + 1
+		}
+	}
+	return 0
+}
+
+func quoteOpenAtEnd(line string) bool {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch quote {
+		case 0:
+			if c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t') {
+				return false
+			}
+			if (c == '"' || c == '\'') && startsScalar(line[:i]) {
+				quote = c
+			}
+		case '"':
+			if c == '\\' {
+				i++ // an escaped character cannot close the string
+			} else if c == '"' {
+				quote = 0
+			}
+		case '\'':
+			if c == '\'' {
+				if i+1 < len(line) && line[i+1] == '\'' {
+					i++ // '' is a quote inside the string
+				} else {
+					quote = 0
+				}
+			}
+		}
+	}
+	return quote != 0
+}
+
+// startsScalar reports whether a quote after before begins a quoted
+// scalar: at the start of a line, after a key's colon or a list dash and a
+// space, or after a flow indicator. Elsewhere (it's) a quote is a letter.
+func startsScalar(before string) bool {
+	t := strings.TrimRight(before, " \t")
+	if t == "" {
+		return true
+	}
+	switch t[len(t)-1] {
+	case '[', '{', ',':
+		return true
+	case ':', '-', '?':
+		return len(t) < len(before)
+	}
+	return false
 }
 
 // fields checks that n is a mapping with only the allowed keys and returns
