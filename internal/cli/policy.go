@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -199,6 +200,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		sel     selection.Result
 		pruning string
 		notes   []string
+		paths   []selection.PathClass // for --explain
 	)
 	switch {
 	case event != policy.EventPullRequest:
@@ -217,6 +219,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 			return policyError(f.ErrOut, err)
 		}
 		pruning = "applied to " + plan.CountNoun(len(diff), "changed entry", "changed entries")
+		paths = selection.ClassifyPaths(cfg, reg.Registrations, diff)
 		sel = selection.Select(selection.Input{
 			Config:        cfg,
 			Registrations: reg.Registrations,
@@ -266,6 +269,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
 		writePolicyExplanation(f.Out, cfg, wf, sel, pruning)
+		writeChangedPaths(f.Out, event, in.changedFiles, paths)
 	}
 	return nil
 }
@@ -291,7 +295,11 @@ func readChangedFiles(read func(string) ([]byte, error), path string) ([]selecti
 		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
 			return nil, path + " " + err.Error()
 		}
-		return nil, "cannot read " + path
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Sprintf("cannot read %s: %v", path, err)
 	}
 	diff, err := selection.ReadDiff(data)
 	if err != nil {
@@ -329,6 +337,35 @@ func writePolicyExplanation(w io.Writer, cfg *config.Config, wf policy.Workflow,
 			state = "not included"
 		}
 		fmt.Fprintf(w, "  %-*s  %s: %s\n", width, r.Label, state, r.Reason)
+	}
+}
+
+// writeChangedPaths lists how stage selection read each changed path, or,
+// for a pull request whose diff was unusable, how to make a usable one.
+func writeChangedPaths(w io.Writer, event, diffPath string, paths []selection.PathClass) {
+	if event != policy.EventPullRequest {
+		return
+	}
+	if paths == nil {
+		fmt.Fprintf(w, "\nTo prune, set %s to a file written by: git diff --name-status -z -M origin/main... > FILE\n", envChangedFiles)
+		return
+	}
+	fmt.Fprintf(w, "\nChanged paths (%d):\n", len(paths))
+	width := 0
+	for _, p := range paths {
+		width = max(width, len(p.Path))
+	}
+	for _, p := range paths {
+		var what string
+		switch p.Class {
+		case selection.PathTest:
+			what = "a registered test file of " + strings.Join(p.Suites, ", ")
+		case selection.PathSpared:
+			what = "spared by the no-GPU rule " + p.Rule
+		default:
+			what = "matches no rule: affects every PR GPU stage"
+		}
+		fmt.Fprintf(w, "  %-*s  %s\n", width, p.Path, what)
 	}
 }
 

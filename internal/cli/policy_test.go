@@ -446,3 +446,13 @@ func TestMain_PolicyDiffThatIsNotASmallRegularFileFailsOpen(t *testing.T) {
 		assert.Contains(t, out.String(), "(pruning disabled: "+why+")")
 	}
 }
+
+func TestPolicy_ExplainSaysWhyTheDiffIsUnreadableAndHowToMakeOne(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "changed")
+	f, out, errOut := suitesFactory(runRepo, map[string]string{
+		"EVENT_NAME": "pull_request", "PR_LABELS_JSON": "[]", "CHANGED_FILES_PATH": missing})
+	require.Equal(t, 0, Main([]string{"--root", runRepo, "policy", "--explain"}, f), errOut.String())
+	assert.Contains(t, out.String(), "(pruning disabled: cannot read "+missing+": no such file or directory)")
+	assert.True(t, strings.HasSuffix(out.String(),
+		"\nTo prune, set CHANGED_FILES_PATH to a file written by: git diff --name-status -z -M origin/main... > FILE\n"), out.String())
+}

@@ -339,10 +339,16 @@ func (c *Config) PRGPUStages() []string {
 // IsNoGPUPath reports whether a changed path is known not to affect any GPU
 // stage. The path is compared as given.
 func (c *Config) IsNoGPUPath(path string) bool {
+	_, ok := c.NoGPURule(path)
+	return ok
+}
+
+// NoGPURule returns the first no_gpu_paths pattern that matches path.
+func (c *Config) NoGPURule(path string) (string, bool) {
 	for _, p := range c.NoGPUPaths {
 		if ok, _ := doublestar.Match(p, path); ok {
-			return true
+			return p, true
 		}
 	}
-	return false
+	return "", false
 }

@@ -250,3 +250,47 @@ func showPath(p string) string {
 	}
 	return p
 }
+
+// The classes of a changed path (PathClass.Class), in the order Select
+// tries them.
+const (
+	PathTest    = "test"    // a registered test file: it affects its own suites
+	PathSpared  = "spared"  // a no_gpu_paths match: it affects no stage
+	PathUnknown = "unknown" // anything else: it affects every PR GPU stage
+)
+
+// PathClass is how stage selection reads one changed path.
+type PathClass struct {
+	Path  string
+	Class string
+	// Rule is the no_gpu_paths pattern that spares the path.
+	Rule string
+	// Suites are the suites a test file is registered in, sorted.
+	Suites []string
+}
+
+// ClassifyPaths classes every path of diff (both paths of a rename or
+// copy), in diff order, as Select reads them. Select stops at the first
+// unknown path, which already affects every stage; this goes on, so that an
+// explanation can account for every changed path.
+func ClassifyPaths(cfg *config.Config, regs []registry.Registration, diff []Entry) []PathClass {
+	suitesOf := map[string][]string{}
+	for _, r := range regs {
+		if !slices.Contains(suitesOf[r.File], r.Suite) {
+			suitesOf[r.File] = append(suitesOf[r.File], r.Suite)
+		}
+	}
+	var out []PathClass
+	for _, e := range diff {
+		for _, p := range e.Paths {
+			c := PathClass{Path: p, Class: PathUnknown}
+			if suites, ok := suitesOf[p]; ok {
+				c.Class, c.Suites = PathTest, slices.Sorted(slices.Values(suites))
+			} else if rule, ok := cfg.NoGPURule(p); ok {
+				c.Class, c.Rule = PathSpared, rule
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -216,3 +216,24 @@ func TestNoPruning_RunsEveryStage(t *testing.T) {
 		assert.Equal(t, Stage{Name: allStages[i], Runs: true, Reason: "runs: why not", Cause: CauseNoPruning}, s)
 	}
 }
+
+func TestClassifyPaths_AccountsForEveryChangedPath(t *testing.T) {
+	regs := []registry.Registration{
+		reg("tests/e2e/test_a.py", "stage-c-8-gpu-h100", l("megatron")),
+		reg("tests/e2e/test_a.py", "stage-b-2-gpu-h200", l("fsdp")),
+		reg("tests/fast/test_cpu.py", "stage-a-cpu", nil, backend(config.CPU)),
+	}
+	got := ClassifyPaths(config.Default(), regs, diff(
+		m("docs/guide.md"),
+		m("miles/core.py"), // Select stops here; the classes go on
+		Entry{Status: "R100", Paths: []string{"tests/old.py", "tests/e2e/test_a.py"}},
+		m("tests/fast/test_cpu.py"),
+	))
+	assert.Equal(t, []PathClass{
+		{Path: "docs/guide.md", Class: PathSpared, Rule: "docs/*/**"},
+		{Path: "miles/core.py", Class: PathUnknown},
+		{Path: "tests/old.py", Class: PathUnknown},
+		{Path: "tests/e2e/test_a.py", Class: PathTest, Suites: []string{"stage-b-2-gpu-h200", "stage-c-8-gpu-h100"}},
+		{Path: "tests/fast/test_cpu.py", Class: PathTest, Suites: []string{"stage-a-cpu"}},
+	}, got)
+}
