@@ -54,6 +54,9 @@ func ExplainLabels(cfg *config.Config, cadence string, raw []string) []LabelReas
 			continue
 		}
 		reason := RunCIPrefix + s + " names no known domain label"
+		if near, ok := suggest.Closest(s, cfg.KnownLabels()); ok {
+			reason += "; did you mean " + RunCIPrefix + near + "?"
+		}
 		if name := RunCIPrefix + s; name == LabelRunCIAll || name == LabelRunCIImg {
 			reason = RunCIPrefix + s + " is a broad scope label, not a domain label"
 		}

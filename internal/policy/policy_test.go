@@ -201,7 +201,7 @@ func TestExplainLabels(t *testing.T) {
 	assert.Equal(t, LabelReason{Label: "fsdp", Included: true, Reason: "in the nightly cadence scope"}, byLabel["fsdp"])
 	assert.False(t, byLabel["ft-long"].Included)
 	assert.Contains(t, byLabel["ft-long"].Reason, "left out by the nightly cadence scope")
-	assert.Equal(t, "run-ci-fsdpp names no known domain label", byLabel["run-ci-fsdpp"].Reason)
+	assert.Equal(t, "run-ci-fsdpp names no known domain label; did you mean run-ci-fsdp?", byLabel["run-ci-fsdpp"].Reason)
 	assert.Equal(t, "run-ci-image is a broad scope label, not a domain label", byLabel["run-ci-image"].Reason)
 }
 
