@@ -211,3 +211,10 @@ func TestMain_CompletesFlagValues(t *testing.T) {
 		assert.Equal(t, tc.want, out.String(), "%v", tc.args)
 	}
 }
+
+func TestRoot_NoDiscoveryRootIsAnAnnotationInGitHubActions(t *testing.T) {
+	dir := t.TempDir()
+	f, _, errOut := suitesFactory(dir, map[string]string{"GITHUB_ACTIONS": "true"})
+	require.Equal(t, 1, Main([]string{"--root", dir, "run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}, f))
+	assert.True(t, strings.HasPrefix(errOut.String(), "::error::no discovery root exists below "), errOut.String())
+}
