@@ -1,6 +1,7 @@
 package argparse
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -120,7 +121,12 @@ type Int struct {
 	Target *int
 	Given  *bool
 	Text   string
+	// Spelled is the flag as last given: Flag, or an alias (AddIntAlias).
+	Spelled string
 }
+
+// Name is the flag as the user spelled it, for messages.
+func (v *Int) Name() string { return cmp.Or(v.Spelled, v.Flag) }
 
 func (v *Int) String() string { return strconv.Itoa(*v.Target) }
 func (v *Int) Type() string   { return "int" }
@@ -131,7 +137,7 @@ func (v *Int) Set(s string) error {
 	if !ok {
 		return errorf("argument %s: invalid int value: %s", v.Flag, pyfmt.Repr(s))
 	}
-	*v.Target, v.Text = n, s
+	*v.Target, v.Text, v.Spelled = n, s, v.Flag
 	if v.Given != nil {
 		*v.Given = true
 	}
@@ -153,4 +159,23 @@ func AddInt(fs *pflag.FlagSet, target *int, given *bool, name string, def int, u
 	v := &Int{Flag: "--" + name, Target: target, Given: given}
 	fs.Var(v, name, usage)
 	return v
+}
+
+// AddIntAlias adds name as another spelling of v's flag. Both set v, as
+// two argparse options sharing one dest do: the last one given wins, and
+// messages name it.
+func AddIntAlias(fs *pflag.FlagSet, v *Int, name, usage string) {
+	fs.Var(&intAlias{Int: v, name: "--" + name}, name, usage)
+}
+
+type intAlias struct {
+	*Int
+	name string
+}
+
+func (a *intAlias) Set(s string) error {
+	flag := a.Flag
+	a.Flag = a.name
+	defer func() { a.Flag = flag }()
+	return a.Int.Set(s)
 }

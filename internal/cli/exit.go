@@ -32,13 +32,10 @@ func usageErrorf(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// cobraSuggestion is how cobra appends its suggestions to an unknown
-// command's error.
-const cobraSuggestion = "\n\nDid you mean this?\n"
-
-// cobraUsageError keeps cobra's suggestion block off the message's line.
+// cobraUsageError keeps the suggestions cobra appends to an unknown
+// command's error off the message's line.
 func cobraUsageError(msg string) *UsageError {
-	if first, rest, ok := strings.Cut(msg, cobraSuggestion); ok {
+	if first, rest, ok := strings.Cut(msg, "\n\nDid you mean this?\n"); ok {
 		return &UsageError{Msg: first, Hint: "Did you mean this?\n" + strings.TrimRight(rest, "\n")}
 	}
 	return &UsageError{Msg: msg}

@@ -23,12 +23,7 @@ type PartitionOptions struct {
 	IDSet   bool
 	JSON    bool
 
-	size *argparse.Int // --size as typed
-
-	// run's spellings of --size and --id, and the names given (messages).
-	autoSizeSet, autoIDSet bool
-	autoSize               *argparse.Int
-	sizeFlag, idFlag       string
+	size, id *argparse.Int // --size and --id as typed and spelled
 }
 
 // NewCmdPartition builds `miles-ci partition`: show how a suite's selected
@@ -71,9 +66,9 @@ suite's backend. With --id, print that shard's files one per line.`,
 	fs := cmd.Flags()
 	addSelectionFlags(fs, &opts.selectionFlags, false)
 	opts.size = argparse.AddInt(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
-	argparse.AddInt(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line; exit status 3 when it has none")
-	opts.autoSize = argparse.AddInt(fs, &opts.Size, &opts.autoSizeSet, "auto-partition-size", 0, "run's spelling of --size `N`")
-	argparse.AddInt(fs, &opts.ID, &opts.autoIDSet, "auto-partition-id", 0, "run's spelling of --id `I`")
+	opts.id = argparse.AddInt(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line; exit status 3 when it has none")
+	argparse.AddIntAlias(fs, opts.size, "auto-partition-size", "run's spelling of --size `N`")
+	argparse.AddIntAlias(fs, opts.id, "auto-partition-id", "run's spelling of --id `I`")
 	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
 	return cmd
 }
@@ -82,31 +77,18 @@ func (o *PartitionOptions) validate() error {
 	if err := o.resolve(false); err != nil {
 		return err
 	}
-	o.sizeFlag, o.idFlag = "--size", "--id"
-	switch {
-	case o.autoSizeSet && o.SizeSet:
-		return usageErrorf("--size and --auto-partition-size are one flag; give one of them")
-	case o.autoIDSet && o.IDSet:
-		return usageErrorf("--id and --auto-partition-id are one flag; give one of them")
-	}
-	if o.autoSizeSet {
-		o.SizeSet, o.sizeFlag, o.size = true, "--auto-partition-size", o.autoSize
-	}
-	if o.autoIDSet {
-		o.IDSet, o.idFlag = true, "--auto-partition-id"
-	}
 	if o.SizeSet && o.Size <= 0 {
-		return usageErrorf("%s must be positive, got %d", o.sizeFlag, o.Size)
+		return usageErrorf("%s must be positive, got %d", o.size.Name(), o.Size)
 	}
 	if o.SizeSet && o.Size > config.MaxShards {
-		return usageErrorf("%s must be at most %d, got %s", o.sizeFlag, config.MaxShards, o.size.Typed())
+		return usageErrorf("%s must be at most %d, got %s", o.size.Name(), config.MaxShards, o.size.Typed())
 	}
 	if o.IDSet {
 		if o.ID < 0 {
-			return usageErrorf("%s must not be negative, got %d", o.idFlag, o.ID)
+			return usageErrorf("%s must not be negative, got %d", o.id.Name(), o.ID)
 		}
 		if o.SizeSet && o.ID >= o.Size {
-			return usageErrorf("%s must be in range [0, %d), but got %d", o.idFlag, o.Size, o.ID)
+			return usageErrorf("%s must be in range [0, %d), but got %d", o.id.Name(), o.Size, o.ID)
 		}
 	}
 	return nil
@@ -124,7 +106,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	var idErr *stage.IDError
 	if errors.As(err, &idErr) {
 		// The message names --id; say it as the user spelled it.
-		return usageErrorf("%s%s", opts.idFlag, strings.TrimPrefix(idErr.Error(), "--id"))
+		return usageErrorf("%s%s", opts.id.Name(), strings.TrimPrefix(idErr.Error(), "--id"))
 	}
 	if err != nil {
 		return err

@@ -62,8 +62,8 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 		{"id out of range", []string{"--suite", "s", "--size", "2", "--id", "2"}, "--id must be in range [0, 2), but got 2"},
 		{"run's size spelling", []string{"--suite", "s", "--auto-partition-size", "0"}, "--auto-partition-size must be positive, got 0"},
 		{"run's id spelling", []string{"--suite", "s", "--size", "2", "--auto-partition-id", "2"}, "--auto-partition-id must be in range [0, 2), but got 2"},
-		{"both size spellings", []string{"--suite", "s", "--size", "2", "--auto-partition-size", "2"}, "--size and --auto-partition-size are one flag; give one of them"},
-		{"both id spellings", []string{"--suite", "s", "--id", "1", "--auto-partition-id", "1"}, "--id and --auto-partition-id are one flag; give one of them"},
+		{"the last spelling wins", []string{"--suite", "s", "--auto-partition-size", "0", "--size", "-1"}, "--size must be positive, got -1"},
+		{"a bad value names its spelling", []string{"--suite", "s", "--auto-partition-id", "x"}, "argument --auto-partition-id: invalid int value: 'x'"},
 		{"both cadence flags", []string{"--suite", "s", "--cadence", "weekly", "--nightly"}, "argument --nightly: not allowed with argument --cadence"},
 	}
 	for _, tt := range tests {

@@ -269,7 +269,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
 		writePolicyExplanation(f.Out, cfg, wf, sel, pruning)
-		writeChangedPaths(f.Out, event, in.changedFiles, paths)
+		writeChangedPaths(f.Out, event, paths)
 	}
 	return nil
 }
@@ -313,59 +313,25 @@ func readChangedFiles(read func(string) ([]byte, error), path string) ([]selecti
 }
 
 func writePolicyExplanation(w io.Writer, cfg *config.Config, wf policy.Workflow, sel selection.Result, pruning string) {
-	fmt.Fprintf(w, "\nPR GPU stages (pruning %s):\n", pruning)
-	width := 0
-	for _, s := range sel.Stages {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range sel.Stages {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, s.Name, s.Reason)
-	}
+	fmt.Fprintf(w, "\nPR GPU stages (pruning %s):\n%s", pruning, selection.DescribeStages(sel.Stages, "  "))
 	fmt.Fprintf(w, "\nInclude labels (cadence %s):\n", wf.Cadence)
 	reasons := policy.ExplainLabels(cfg, wf.Cadence, wf.RawLabels)
 	if len(reasons) == 0 {
 		fmt.Fprintln(w, "  none: no broad scope applies and no known run-ci-<label> was requested")
 		return
 	}
-	width = 0
-	for _, r := range reasons {
-		width = max(width, len(r.Label))
-	}
-	for _, r := range reasons {
-		state := "included"
-		if !r.Included {
-			state = "not included"
-		}
-		fmt.Fprintf(w, "  %-*s  %s: %s\n", width, r.Label, state, r.Reason)
-	}
+	fmt.Fprint(w, policy.DescribeLabels(reasons, "  "))
 }
 
 // writeChangedPaths lists how stage selection read each changed path, or,
 // for a pull request whose diff was unusable, how to make a usable one.
-func writeChangedPaths(w io.Writer, event, diffPath string, paths []selection.PathClass) {
-	if event != policy.EventPullRequest {
-		return
-	}
-	if paths == nil {
+func writeChangedPaths(w io.Writer, event string, paths []selection.PathClass) {
+	switch {
+	case event != policy.EventPullRequest:
+	case paths == nil:
 		fmt.Fprintf(w, "\nTo prune, set %s to a file written by: git diff --name-status -z -M origin/main... > FILE\n", envChangedFiles)
-		return
-	}
-	fmt.Fprintf(w, "\nChanged paths (%d):\n", len(paths))
-	width := 0
-	for _, p := range paths {
-		width = max(width, len(p.Path))
-	}
-	for _, p := range paths {
-		var what string
-		switch p.Class {
-		case selection.PathTest:
-			what = "a registered test file of " + strings.Join(p.Suites, ", ")
-		case selection.PathSpared:
-			what = "spared by the no-GPU rule " + p.Rule
-		default:
-			what = "matches no rule: affects every PR GPU stage"
-		}
-		fmt.Fprintf(w, "  %-*s  %s\n", width, p.Path, what)
+	default:
+		fmt.Fprintf(w, "\nChanged paths (%d):\n%s", len(paths), selection.DescribePaths(paths, "  "))
 	}
 }
 

@@ -69,11 +69,7 @@ func MainContext(ctx context.Context, args []string, f *Factory) int {
 	if err != nil && isCobraUsageError(cmd, err) {
 		err = cobraUsageError(err.Error())
 	}
-	path := "miles-ci"
-	if cmd != nil {
-		path = cmd.CommandPath()
-	}
-	code := exitCode(err, f.ErrOut, path)
+	code := exitCode(err, f.ErrOut, cmd.CommandPath()) // cmd is never nil, root at worst
 	if code == exitOK && ctx.Err() != nil {
 		return interruptedStatus(ctx)
 	}

@@ -46,7 +46,7 @@ JSON holds only that suite and its registrations.`,
 	}
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
-	_ = cmd.RegisterFlagCompletionFunc("suite", completeSuite(f))
+	_ = cmd.RegisterFlagCompletionFunc("suite", completeSelection(f, "--suite"))
 	cmd.Flags().StringVar(&opts.Timings, timingsFlag, "",
 		"compare est_time with the measured seconds in the timings file `PATH`, flagging files measured over 1.25 x est_time")
 	return cmd

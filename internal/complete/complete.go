@@ -6,6 +6,7 @@
 package complete
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -97,4 +98,37 @@ func Values(cfg *config.Config, flag, hw, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// Selection answers the completion of toComplete after args on the
+// command line of run or partition: the matching values of the flag it
+// belongs to (written as --flag=value when toComplete is), read from the
+// configuration of the --root and --config given (else root and config;
+// the built-in one when that cannot be loaded: completing never fails).
+// files is true when the value is a path or a number, which the shell
+// completes itself; a flag name is cobra's to complete.
+func Selection(args []string, toComplete, root, config string) (values []string, files bool) {
+	line := Scan(args)
+	flag, prefix, lead := line.Flag, toComplete, ""
+	if name, value, ok := strings.Cut(toComplete, "="); ok && strings.HasPrefix(name, "--") {
+		flag, prefix, lead = name[2:], value, name+"="
+	} else if strings.HasPrefix(toComplete, "-") || flag == "" {
+		return nil, false
+	}
+	values = Values(load(cmp.Or(line.Root, root), cmp.Or(line.Config, config)), flag, line.HW, prefix)
+	if values == nil {
+		return nil, true
+	}
+	for i, v := range values {
+		values[i] = lead + v
+	}
+	return values, false
+}
+
+func load(root, path string) *config.Config {
+	cfg, err := config.Load(root, path)
+	if err != nil {
+		return config.Default()
+	}
+	return cfg
 }

@@ -42,3 +42,15 @@ func TestValues(t *testing.T) {
 	assert.Contains(t, Values(cfg, "labels", "", ""), "bypass-fastfail")
 	assert.Nil(t, Values(cfg, "timings", "", ""), "a path is the shell's to complete")
 }
+
+func TestSelection_SaysWhatTheShellCompletes(t *testing.T) {
+	values, files := Selection([]string{"--hw"}, "--x", "", "")
+	assert.Nil(t, values, "a flag name is cobra's")
+	assert.False(t, files)
+	_, files = Selection([]string{"--timings"}, "", "", "")
+	assert.True(t, files, "a path is the shell's")
+	values, _ = Selection(nil, "--hw=r", t.TempDir(), "")
+	assert.Equal(t, []string{"--hw=rocm"}, values)
+	values, _ = Selection([]string{"--config", "/nonexistent.yaml", "--hw"}, "c", "", "")
+	assert.Equal(t, []string{"cpu", "cuda"}, values, "an unloadable configuration completes as the built-in one")
+}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -89,4 +90,22 @@ func UnknownLabels(cfg *config.Config, raw []string) []Warning {
 		out = append(out, Warning{Label: r, Msg: msg})
 	}
 	return out
+}
+
+// DescribeLabels writes one line per reason, indented, the labels aligned:
+// `label  included: why` or `label  not included: why`.
+func DescribeLabels(reasons []LabelReason, indent string) string {
+	width := 0
+	for _, r := range reasons {
+		width = max(width, len(r.Label))
+	}
+	var b strings.Builder
+	for _, r := range reasons {
+		state := "included"
+		if !r.Included {
+			state = "not included"
+		}
+		fmt.Fprintf(&b, "%s%-*s  %s: %s\n", indent, width, r.Label, state, r.Reason)
+	}
+	return b.String()
 }

@@ -294,3 +294,36 @@ func ClassifyPaths(cfg *config.Config, regs []registry.Registration, diff []Entr
 	}
 	return out
 }
+
+// DescribePaths writes one line per path, indented, the classes aligned.
+func DescribePaths(paths []PathClass, indent string) string {
+	width := 0
+	for _, p := range paths {
+		width = max(width, len(p.Path))
+	}
+	var b strings.Builder
+	for _, p := range paths {
+		what := "matches no rule: affects every PR GPU stage"
+		switch p.Class {
+		case PathTest:
+			what = "a registered test file of " + strings.Join(p.Suites, ", ")
+		case PathSpared:
+			what = "spared by the no-GPU rule " + p.Rule
+		}
+		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, p.Path, what)
+	}
+	return b.String()
+}
+
+// DescribeStages writes one line per stage, indented, the reasons aligned.
+func DescribeStages(stages []Stage, indent string) string {
+	width := 0
+	for _, s := range stages {
+		width = max(width, len(s.Name))
+	}
+	var b strings.Builder
+	for _, s := range stages {
+		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, s.Name, s.Reason)
+	}
+	return b.String()
+}
