@@ -1,13 +1,13 @@
 package policy
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/suggest"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // LabelReason says why a domain label is in a policy's include set, or why
@@ -95,17 +95,13 @@ func UnknownLabels(cfg *config.Config, raw []string) []Warning {
 // DescribeLabels writes one line per reason, indented, the labels aligned:
 // `label  included: why` or `label  not included: why`.
 func DescribeLabels(reasons []LabelReason, indent string) string {
-	width := 0
-	for _, r := range reasons {
-		width = max(width, len(r.Label))
-	}
-	var b strings.Builder
-	for _, r := range reasons {
-		state := "included"
+	rows := make([]textfmt.Row, len(reasons))
+	for i, r := range reasons {
+		state := "included: "
 		if !r.Included {
-			state = "not included"
+			state = "not included: "
 		}
-		fmt.Fprintf(&b, "%s%-*s  %s: %s\n", indent, width, r.Label, state, r.Reason)
+		rows[i] = textfmt.Row{Name: r.Label, Text: state + r.Reason}
 	}
-	return b.String()
+	return textfmt.Columns(rows, indent)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // broadScopeLabels are the raw labels that make every runnable stage
@@ -297,12 +298,8 @@ func ClassifyPaths(cfg *config.Config, regs []registry.Registration, diff []Entr
 
 // DescribePaths writes one line per path, indented, the classes aligned.
 func DescribePaths(paths []PathClass, indent string) string {
-	width := 0
-	for _, p := range paths {
-		width = max(width, len(p.Path))
-	}
-	var b strings.Builder
-	for _, p := range paths {
+	rows := make([]textfmt.Row, len(paths))
+	for i, p := range paths {
 		what := "matches no rule: affects every PR GPU stage"
 		switch p.Class {
 		case PathTest:
@@ -310,20 +307,16 @@ func DescribePaths(paths []PathClass, indent string) string {
 		case PathSpared:
 			what = "spared by the no-GPU rule " + p.Rule
 		}
-		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, p.Path, what)
+		rows[i] = textfmt.Row{Name: p.Path, Text: what}
 	}
-	return b.String()
+	return textfmt.Columns(rows, indent)
 }
 
 // DescribeStages writes one line per stage, indented, the reasons aligned.
 func DescribeStages(stages []Stage, indent string) string {
-	width := 0
-	for _, s := range stages {
-		width = max(width, len(s.Name))
+	rows := make([]textfmt.Row, len(stages))
+	for i, s := range stages {
+		rows[i] = textfmt.Row{Name: s.Name, Text: s.Reason}
 	}
-	var b strings.Builder
-	for _, s := range stages {
-		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, s.Name, s.Reason)
-	}
-	return b.String()
+	return textfmt.Columns(rows, indent)
 }
