@@ -33,12 +33,16 @@ func TestDemo_PlainTextAndACleanTestdata(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	require.NoError(t, os.Symlink(self, filepath.Join(bin, "miles-ci")))
-	for _, tool := range []string{"bash", "sh", "mktemp", "rm", "cat", "dirname", "basename", "mkdir"} {
-		p, err := exec.LookPath(tool)
-		if err != nil {
-			t.Skipf("%s not installed", tool)
+	// Every command of PATH but Python and pytest.
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, "python") || name == "pytest" || name == "miles-ci" {
+				continue
+			}
+			_ = os.Symlink(filepath.Join(d, name), filepath.Join(bin, name)) // the first one found wins
 		}
-		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte(fakePytest), 0o755))
 
