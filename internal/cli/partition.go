@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/stage"
@@ -44,7 +45,7 @@ suite's backend. With --id, print that shard's files one per line.`,
   miles-ci partition --suite stage-c-8-gpu-h100 --cadence weekly --size 3
   miles-ci partition --suite stage-c-4-gpu-h200 --labels run-ci-fsdp --id 1`,
 		DisableFlagParsing: true,
-		ValidArgsFunction:  completeSelection(f),
+		ValidArgsFunction:  complete.Func(&f.Root, &f.ConfigPath),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {

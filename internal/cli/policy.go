@@ -2,17 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -50,7 +47,7 @@ type PolicyOptions struct {
 
 	// Config loads the configuration and Collect collects the registry
 	// (only a pull request with a usable diff reads it); ReadFile reads the
-	// changed-file diff. Nil ones are the Factory's and readDiffFile; tests
+	// changed-file diff. Nil ones are the Factory's and selection.ReadDiffBytes; tests
 	// replace them.
 	Config   func() (*config.Config, error)
 	Collect  func() (*config.Config, *registry.Registry, error)
@@ -168,7 +165,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		opts.Collect = f.Collect
 	}
 	if opts.ReadFile == nil {
-		opts.ReadFile = readDiffFile
+		opts.ReadFile = selection.ReadDiffBytes
 	}
 	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
@@ -256,8 +253,10 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	for _, w := range wf.Warnings {
 		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
 	}
+	view := &plan.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: pruning,
+		PullRequest: event == policy.EventPullRequest, Paths: paths, DiffEnv: envChangedFiles}
 	if opts.JSON {
-		return writePolicyJSON(f.Out, cfg, wf, sel, pruning)
+		return view.WriteJSON(f.Out)
 	}
 	for _, n := range notes {
 		fmt.Fprintln(f.Out, n)
@@ -268,18 +267,9 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	fmt.Fprintf(f.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
-		writePolicyExplanation(f.Out, cfg, wf, sel, pruning)
-		writeChangedPaths(f.Out, event, paths)
+		return view.WriteExplanation(f.Out)
 	}
 	return nil
-}
-
-// readDiffFile reads the diff only when it is a regular file of at most
-// selection.MaxDiffSize bytes: a FIFO would hang the step and /dev/zero
-// exhaust its memory. Anything else makes the diff unusable, so pruning
-// fails open.
-func readDiffFile(path string) ([]byte, error) {
-	return fsutil.ReadRegular(path, selection.MaxDiffSize)
 }
 
 // readChangedFiles reads and parses the diff file, or says why it cannot be
@@ -288,79 +278,5 @@ func readChangedFiles(read func(string) ([]byte, error), path string) ([]selecti
 	if path == "" {
 		return nil, envChangedFiles + " is not set"
 	}
-	data, err := read(path)
-	if err != nil {
-		var notRegular *fsutil.NotRegularError
-		var tooLarge *fsutil.TooLargeError
-		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
-			return nil, path + " " + err.Error()
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Sprintf("cannot read %s: %v", path, err)
-	}
-	diff, err := selection.ReadDiff(data)
-	if err != nil {
-		var bad *selection.UnusableError
-		if errors.As(err, &bad) {
-			return nil, bad.Reason
-		}
-		return nil, err.Error()
-	}
-	return diff, ""
-}
-
-func writePolicyExplanation(w io.Writer, cfg *config.Config, wf policy.Workflow, sel selection.Result, pruning string) {
-	fmt.Fprintf(w, "\nPR GPU stages (pruning %s):\n%s", pruning, selection.DescribeStages(sel.Stages, "  "))
-	fmt.Fprintf(w, "\nInclude labels (cadence %s):\n", wf.Cadence)
-	reasons := policy.ExplainLabels(cfg, wf.Cadence, wf.RawLabels)
-	if len(reasons) == 0 {
-		fmt.Fprintln(w, "  none: no broad scope applies and no known run-ci-<label> was requested")
-		return
-	}
-	fmt.Fprint(w, policy.DescribeLabels(reasons, "  "))
-}
-
-// writeChangedPaths lists how stage selection read each changed path, or,
-// for a pull request whose diff was unusable, how to make a usable one.
-func writeChangedPaths(w io.Writer, event string, paths []selection.PathClass) {
-	switch {
-	case event != policy.EventPullRequest:
-	case paths == nil:
-		fmt.Fprintf(w, "\nTo prune, set %s to a file written by: git diff --name-status -z -M origin/main... > FILE\n", envChangedFiles)
-	default:
-		fmt.Fprintf(w, "\nChanged paths (%d):\n%s", len(paths), selection.DescribePaths(paths, "  "))
-	}
-}
-
-func writePolicyJSON(w io.Writer, cfg *config.Config, wf policy.Workflow, sel selection.Result, pruning string) error {
-	doc := struct {
-		Cadence       string               `json:"cadence"`
-		RawLabels     []string             `json:"raw_labels"`
-		IncludeLabels []string             `json:"include_labels"`
-		AdmitNightly  bool                 `json:"admit_nightly_tests"`
-		Bypass        bool                 `json:"bypass_fastfail"`
-		WriteBaseline bool                 `json:"write_baseline"`
-		SkippedStages []string             `json:"skipped_stages"`
-		Pruning       string               `json:"pruning"`
-		Stages        []selection.Stage    `json:"stages"`
-		Labels        []policy.LabelReason `json:"labels"`
-	}{
-		Cadence:       wf.Cadence,
-		RawLabels:     wf.RawLabels,
-		IncludeLabels: wf.Policy.IncludeLabels,
-		AdmitNightly:  wf.Policy.AdmitNightly,
-		Bypass:        wf.Policy.Bypass,
-		WriteBaseline: wf.Policy.WriteBaseline,
-		SkippedStages: sel.Skipped,
-		Pruning:       pruning,
-		Stages:        sel.Stages,
-		Labels:        policy.ExplainLabels(cfg, wf.Cadence, wf.RawLabels),
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return selection.ReadDiffFile(read, path)
 }

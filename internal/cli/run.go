@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/stage"
@@ -36,7 +37,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
-		ValidArgsFunction:  completeSelection(f),
+		ValidArgsFunction:  complete.Func(&f.Root, &f.ConfigPath),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {

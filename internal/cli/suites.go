@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
@@ -46,7 +47,7 @@ JSON holds only that suite and its registrations.`,
 	}
 	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
-	_ = cmd.RegisterFlagCompletionFunc("suite", completeSelection(f, "--suite"))
+	_ = cmd.RegisterFlagCompletionFunc("suite", complete.Func(&f.Root, &f.ConfigPath, "--suite"))
 	cmd.Flags().StringVar(&opts.Timings, timingsFlag, "",
 		"compare est_time with the measured seconds in the timings file `PATH`, flagging files measured over 1.25 x est_time")
 	return cmd

@@ -9,6 +9,8 @@ import (
 	"cmp"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
 )
@@ -131,4 +133,20 @@ func load(root, path string) *config.Config {
 		return config.Default()
 	}
 	return cfg
+}
+
+// Func is Selection as a cobra completion function. root and config are
+// read when a completion is asked for, after cobra has parsed the global
+// flags into them. A command whose flags cobra parses registers it for one
+// flag, named in before ("--suite"); run and partition, which parse their
+// own, register it for their arguments, and cobra hands it every word that
+// is not a flag name.
+func Func(root, config *string, before ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		values, files := Selection(append(before, args...), toComplete, *root, *config)
+		if files {
+			return nil, cobra.ShellCompDirectiveDefault
+		}
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
 }

@@ -1,13 +1,19 @@
 // Package selection decides which PR GPU stages a pull request can skip: it
 // reads the changed-file list of `git diff --name-status -z -M`, finds the
 // stages the changes and the labels affect, and explains each decision. It
-// is pure: the caller reads the diff file and collects the registry.
+// is pure but for ReadDiffBytes, the one safe way to read the diff file;
+// the caller collects the registry.
 package selection
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/radixark/miles-ci/internal/fsutil"
 )
 
 // Entry is one changed file of the diff: a status and its paths (two for a
@@ -117,4 +123,39 @@ func quote(s string) string {
 		return strconv.Quote(s[:max]) + "..."
 	}
 	return strconv.Quote(s)
+}
+
+// ReadDiffBytes reads the diff only when it is a regular file of at most
+// MaxDiffSize bytes: a FIFO would hang the step and /dev/zero exhaust its
+// memory. Anything else makes the diff unusable, so pruning fails open.
+func ReadDiffBytes(path string) ([]byte, error) {
+	return fsutil.ReadRegular(path, MaxDiffSize)
+}
+
+// ReadDiffFile reads the diff at path with read (ReadDiffBytes, or a
+// test's) and parses it; when it cannot be used, it returns why instead,
+// with the operating system's reason for a file it cannot read.
+func ReadDiffFile(read func(string) ([]byte, error), path string) ([]Entry, string) {
+	data, err := read(path)
+	if err != nil {
+		var notRegular *fsutil.NotRegularError
+		var tooLarge *fsutil.TooLargeError
+		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
+			return nil, path + " " + err.Error()
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Sprintf("cannot read %s: %v", path, err)
+	}
+	diff, err := ReadDiff(data)
+	if err != nil {
+		var bad *UnusableError
+		if errors.As(err, &bad) {
+			return nil, bad.Reason
+		}
+		return nil, err.Error()
+	}
+	return diff, ""
 }

@@ -1,0 +1,84 @@
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/selection"
+)
+
+// PolicyView is the resolution of one workflow run as `policy --explain`
+// and `policy --json` show it.
+type PolicyView struct {
+	Config    *config.Config
+	Workflow  policy.Workflow
+	Selection selection.Result
+	// Pruning says how stage pruning went: "applied to …", or why not.
+	Pruning string
+	// PullRequest is set for a pull_request event; Paths then holds its
+	// changed paths as stage selection read them, nil when the diff was
+	// unusable, and DiffEnv names the variable that gives the diff file.
+	PullRequest bool
+	Paths       []selection.PathClass
+	DiffEnv     string
+}
+
+// WriteExplanation writes why each PR GPU stage runs or is skipped, why
+// each label is included or not, and how each changed path was read (for
+// an unusable diff, how to make a usable one).
+func (v *PolicyView) WriteExplanation(w io.Writer) error {
+	var b strings.Builder
+	wf := v.Workflow
+	fmt.Fprintf(&b, "\nPR GPU stages (pruning %s):\n%s", v.Pruning, selection.DescribeStages(v.Selection.Stages, "  "))
+	fmt.Fprintf(&b, "\nInclude labels (cadence %s):\n", wf.Cadence)
+	if reasons := policy.ExplainLabels(v.Config, wf.Cadence, wf.RawLabels); len(reasons) == 0 {
+		b.WriteString("  none: no broad scope applies and no known run-ci-<label> was requested\n")
+	} else {
+		b.WriteString(policy.DescribeLabels(reasons, "  "))
+	}
+	switch {
+	case !v.PullRequest:
+	case v.Paths == nil:
+		fmt.Fprintf(&b, "\nTo prune, set %s to a file written by: git diff --name-status -z -M origin/main... > FILE\n", v.DiffEnv)
+	default:
+		fmt.Fprintf(&b, "\nChanged paths (%d):\n%s", len(v.Paths), selection.DescribePaths(v.Paths, "  "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the whole resolution as one indented JSON document.
+func (v *PolicyView) WriteJSON(w io.Writer) error {
+	wf := v.Workflow
+	doc := struct {
+		Cadence       string               `json:"cadence"`
+		RawLabels     []string             `json:"raw_labels"`
+		IncludeLabels []string             `json:"include_labels"`
+		AdmitNightly  bool                 `json:"admit_nightly_tests"`
+		Bypass        bool                 `json:"bypass_fastfail"`
+		WriteBaseline bool                 `json:"write_baseline"`
+		SkippedStages []string             `json:"skipped_stages"`
+		Pruning       string               `json:"pruning"`
+		Stages        []selection.Stage    `json:"stages"`
+		Labels        []policy.LabelReason `json:"labels"`
+	}{
+		Cadence:       wf.Cadence,
+		RawLabels:     wf.RawLabels,
+		IncludeLabels: wf.Policy.IncludeLabels,
+		AdmitNightly:  wf.Policy.AdmitNightly,
+		Bypass:        wf.Policy.Bypass,
+		WriteBaseline: wf.Policy.WriteBaseline,
+		SkippedStages: v.Selection.Skipped,
+		Pruning:       v.Pruning,
+		Stages:        v.Selection.Stages,
+		Labels:        policy.ExplainLabels(v.Config, wf.Cadence, wf.RawLabels),
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
