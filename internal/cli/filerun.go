@@ -115,23 +115,11 @@ func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}
-	lines, err := ghactions.FormatOutputs(p.Outputs())
+	lines, err := ghactions.StepOutputs(output, outputSet, p.Outputs())
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}
-	switch {
-	case outputSet && output == "":
-		// file_run.py fails opening the empty path; printing instead would
-		// let a broken workflow step pass without outputs.
-		return policyError(f.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
-	case outputSet:
-		if err := ghactions.AppendOutputs(output, p.Outputs()); err != nil {
-			return policyError(f.ErrOut, err)
-		}
-	default:
-		// A developer's terminal: the outputs go to stdout.
-		fmt.Fprint(f.Out, lines)
-	}
+	fmt.Fprint(f.Out, lines)
 	_, err = fmt.Fprintln(f.Out, p.JSON())
 	return err
 }

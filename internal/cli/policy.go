@@ -164,9 +164,6 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	if opts.Collect == nil {
 		opts.Collect = f.Collect
 	}
-	if opts.ReadFile == nil {
-		opts.ReadFile = selection.ReadDiffBytes
-	}
 	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
 		return policyError(f.ErrOut, errors.New(envEventName+" is not set"))
@@ -193,38 +190,12 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 
 	// Stage selection runs for every pull request, whatever decided the
 	// cadence; the registry is read only when the diff can be trusted.
-	var (
-		sel     selection.Result
-		pruning string
-		notes   []string
-		paths   []selection.PathClass // for --explain
-	)
-	switch {
-	case event != policy.EventPullRequest:
-		pruning = "not applied: stage pruning applies to pull_request events only"
-		sel = selection.NoPruning(cfg, "stage pruning applies to pull_request events only")
-	default:
-		diff, why := readChangedFiles(opts.ReadFile, in.changedFiles)
-		if why != "" {
-			notes = append(notes, msgNoDiff)
-			pruning = "disabled: " + why
-			sel = selection.NoPruning(cfg, "the changed-file diff is unusable ("+why+"), so pruning is disabled")
-			break
-		}
-		_, reg, err := opts.Collect()
-		if err != nil {
-			return policyError(f.ErrOut, err)
-		}
-		pruning = "applied to " + plan.CountNoun(len(diff), "changed entry", "changed entries")
-		paths = selection.ClassifyPaths(cfg, reg.Registrations, diff)
-		sel = selection.Select(selection.Input{
-			Config:        cfg,
-			Registrations: reg.Registrations,
-			Policy:        wf.Policy,
-			RawLabels:     wf.RawLabels,
-			Diff:          diff,
-		})
+	d, err := selection.Decide(cfg, wf, event,
+		selection.Diff{Path: in.changedFiles, Env: envChangedFiles, Read: opts.ReadFile}, opts.Collect)
+	if err != nil {
+		return policyError(f.ErrOut, err)
 	}
+	sel := d.Result
 
 	rawLabels := strings.Join(wf.RawLabels, " ")
 	bypass := fmt.Sprint(wf.Policy.Bypass)
@@ -235,48 +206,27 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		{Name: "bypass_fastfail", Value: bypass},
 		{Name: "skipped_stages", Value: skipped},
 	}
-	lines, err := ghactions.FormatOutputs(outputs)
+	lines, err := ghactions.StepOutputs(in.githubOutput, in.githubOutputSet, outputs)
 	if err != nil {
 		return policyError(f.ErrOut, err)
-	}
-	if in.githubOutputSet && in.githubOutput == "" {
-		// ci_policy.py fails opening the empty path; writing to stdout
-		// instead would let a broken workflow step pass without outputs.
-		return policyError(f.ErrOut, errors.New(envGitHubOutput+" is set but empty; unset it to print the outputs on stdout"))
-	}
-	if in.githubOutput != "" {
-		if err := ghactions.AppendOutputs(in.githubOutput, outputs); err != nil {
-			return policyError(f.ErrOut, err)
-		}
 	}
 
 	for _, w := range wf.Warnings {
 		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
 	}
-	view := &plan.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: pruning,
-		PullRequest: event == policy.EventPullRequest, Paths: paths, DiffEnv: envChangedFiles}
+	view := &plan.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: d.Pruning,
+		PullRequest: event == policy.EventPullRequest, Paths: d.Paths, DiffEnv: envChangedFiles}
 	if opts.JSON {
 		return view.WriteJSON(f.Out)
 	}
-	for _, n := range notes {
-		fmt.Fprintln(f.Out, n)
+	if d.Unusable {
+		fmt.Fprintln(f.Out, msgNoDiff)
 	}
-	if in.githubOutput == "" {
-		fmt.Fprint(f.Out, lines)
-	}
+	fmt.Fprint(f.Out, lines)
 	fmt.Fprintf(f.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
 		return view.WriteExplanation(f.Out)
 	}
 	return nil
-}
-
-// readChangedFiles reads and parses the diff file, or says why it cannot be
-// used.
-func readChangedFiles(read func(string) ([]byte, error), path string) ([]selection.Entry, string) {
-	if path == "" {
-		return nil, envChangedFiles + " is not set"
-	}
-	return selection.ReadDiffFile(read, path)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -54,14 +55,14 @@ Reports of different suites are an error. Without -o it goes to stdout.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return reportMergeRun(f, opts)
+			return reportMergeRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged report to `OUT` instead of stdout")
 	return cmd
 }
 
-func reportMergeRun(f *Factory, opts *ReportMergeOptions) error {
+func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) error {
 	reports := make([]*report.Report, len(opts.Inputs))
 	for i, path := range opts.Inputs {
 		r, err := report.Read(path)
@@ -100,19 +101,19 @@ status, attempts and time, then the flaky and the retried files. --junit-xml als
 writes the report as JUnit XML.`,
 		Example: `  miles-ci report summary suite.json --junit-xml suite.xml >> "$GITHUB_STEP_SUMMARY"`,
 		Args:    cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Input = args[0]
 			if runF != nil {
 				return runF(opts)
 			}
-			return reportSummaryRun(f, opts)
+			return reportSummaryRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.JUnitXML, "junit-xml", "", "also write the report as JUnit XML to `PATH`")
 	return cmd
 }
 
-func reportSummaryRun(f *Factory, opts *ReportSummaryOptions) error {
+func reportSummaryRun(_ context.Context, f *Factory, opts *ReportSummaryOptions) error {
 	r, err := report.Read(opts.Input)
 	if err != nil {
 		return err

@@ -147,23 +147,14 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 	// Reports are written even for a failed or interrupted run: that is
 	// when they matter most. A report that cannot be written fails the run.
 	doc := rep.Document(opts.Suite, string(backend))
-	var reportErrs []error
-	if junit != "" {
-		reportErrs = append(reportErrs, wrapReport("JUnit report", junit, report.WriteJUnit(junit, doc)))
-	}
-	if opts.JSONReport != "" {
-		reportErrs = append(reportErrs, wrapReport("JSON report", opts.JSONReport, report.Write(opts.JSONReport, doc)))
-	}
-	if opts.TimingsOut != "" {
-		reportErrs = append(reportErrs, wrapReport("timings", opts.TimingsOut, report.MergeTimings(opts.TimingsOut, doc)))
-	}
+	reportErr := report.WriteOutputs(report.Outputs{JUnitXML: junit, JSONReport: opts.JSONReport, TimingsOut: opts.TimingsOut}, doc)
 	if path := f.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
 			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
 		}
 	}
-	if err := errors.Join(reportErrs...); err != nil {
-		return err
+	if reportErr != nil {
+		return reportErr
 	}
 
 	switch {
@@ -173,11 +164,4 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Pla
 		return &ExitError{Code: exitFailure}
 	}
 	return nil
-}
-
-func wrapReport(what, path string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("write %s %q: %w", what, path, err)
 }

@@ -76,3 +76,21 @@ func AppendOutputs(path string, pairs []OutputPair) error {
 	}
 	return nil
 }
+
+// StepOutputs delivers the outputs of a workflow command (policy,
+// file-run): appended to the GITHUB_OUTPUT file when the variable is set,
+// else returned as text for stdout, so a developer's terminal shows them.
+// Set but empty is an error: the Python scripts fail opening the empty
+// path, and printing instead would let a broken step pass without outputs.
+func StepOutputs(path string, set bool, pairs []OutputPair) (stdout string, err error) {
+	lines, err := FormatOutputs(pairs)
+	switch {
+	case err != nil:
+		return "", err
+	case set && path == "":
+		return "", fmt.Errorf("GITHUB_OUTPUT is set but empty; unset it to print the outputs on stdout")
+	case set:
+		return "", AppendOutputs(path, pairs)
+	}
+	return lines, nil
+}

@@ -92,3 +92,21 @@ func TestAppendOutputs_UnderAFileSizeLimit(t *testing.T) {
 	require.Error(t, err)
 	t.Log(err)
 }
+
+func TestStepOutputs_FileWhenSetStdoutWhenUnsetErrorWhenEmpty(t *testing.T) {
+	pairs := []OutputPair{{Name: "cadence", Value: "regular"}}
+	text, err := StepOutputs("", false, pairs)
+	require.NoError(t, err)
+	assert.Equal(t, "cadence=regular\n", text, "a developer's terminal gets the lines")
+
+	path := filepath.Join(t.TempDir(), "out")
+	text, err = StepOutputs(path, true, pairs)
+	require.NoError(t, err)
+	assert.Empty(t, text)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "cadence=regular\n", string(data))
+
+	_, err = StepOutputs("", true, pairs)
+	assert.EqualError(t, err, "GITHUB_OUTPUT is set but empty; unset it to print the outputs on stdout")
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -62,4 +63,34 @@ func MergeTimings(path string, r *Report) error {
 		}
 	}
 	return timings.Update(path, t)
+}
+
+// Outputs names the files a run writes its report to; "" leaves one out.
+type Outputs struct {
+	JUnitXML   string
+	JSONReport string
+	TimingsOut string
+}
+
+// WriteOutputs writes r to every file o names. Each is tried even when one
+// before it failed (a run's reports matter most when something went
+// wrong); the error joins every failure, each naming its file.
+func WriteOutputs(o Outputs, r *Report) error {
+	var errs []error
+	for _, w := range []struct {
+		what, path string
+		write      func(string, *Report) error
+	}{
+		{"JUnit report", o.JUnitXML, WriteJUnit},
+		{"JSON report", o.JSONReport, Write},
+		{"timings", o.TimingsOut, MergeTimings},
+	} {
+		if w.path == "" {
+			continue
+		}
+		if err := w.write(w.path, r); err != nil {
+			errs = append(errs, fmt.Errorf("write %s %q: %w", w.what, w.path, err))
+		}
+	}
+	return errors.Join(errs...)
 }
