@@ -11,7 +11,6 @@ import (
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/stage"
 )
 
@@ -115,15 +114,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	if sel.Dropped != "" {
 		fmt.Fprintln(f.ErrOut, "note: "+sel.Dropped)
 	}
-	v := &plan.View{
-		Backend: sel.Backend,
-		Suite:   opts.Suite,
-		Policy:  sel.Policy,
-		Size:    sel.Size,
-		Shards:  sel.Shards,
-		Skipped: sel.Skipped,
-		Basis:   sel.Basis,
-	}
+	v := sel.View()
 	switch {
 	case opts.JSON:
 		return v.WriteJSON(f.Out)

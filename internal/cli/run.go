@@ -131,21 +131,10 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return err
 	}
 
-	p := &plan.Plan{
-		Backend:         sel.Backend,
-		Suite:           opts.Suite,
-		Policy:          sel.Policy,
-		ContinueOnError: opts.ContinueOnError || sel.Policy.Bypass,
-		Enabled:         sel.Run(),
-		Skipped:         sel.Skipped,
-		Basis:           sel.Basis,
-	}
-	if opts.PartitionSet {
-		p.Partition = &plan.Partition{ID: opts.PartitionID, Size: opts.PartitionSize}
-	}
+	p := sel.Plan(opts.ContinueOnError)
 
 	if opts.RerunFailed != "" {
-		if err := restrictToRerun(p, opts.RerunFailed); err != nil {
+		if err := stage.RestrictToRerun(p, opts.RerunFailed); err != nil {
 			return err
 		}
 	}

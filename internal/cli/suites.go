@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/complete"
-	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/timings"
@@ -69,22 +68,9 @@ func suitesRun(_ context.Context, f *Factory, opts *SuitesOptions) error {
 	if err != nil {
 		return reportCollectError(f, err)
 	}
-	suites := cfg.Suites
-	regs := reg.Registrations
-	if opts.Suite != "" {
-		suites, regs = nil, nil
-		if s, ok := cfg.Suite(opts.Suite); ok {
-			suites = []config.Suite{s}
-		}
-		for _, r := range reg.Registrations {
-			if r.Suite == opts.Suite {
-				regs = append(regs, r)
-			}
-		}
-		if suites == nil && regs == nil {
-			_, err := cfg.FindSuite(opts.Suite, "")
-			return err
-		}
+	suites, regs, err := plan.SuiteSubset(cfg, reg.Registrations, opts.Suite)
+	if err != nil {
+		return err
 	}
 
 	var measured timings.Timings

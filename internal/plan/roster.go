@@ -20,6 +20,31 @@ import (
 // would select from, one suite's registrations, and the registrations that
 // no CI job runs.
 
+// SuiteSubset is what `suites --suite name` lists: the named suite (none
+// when the roster lacks it) and every registration naming it, whatever its
+// backend; a name that neither knows is a *config.UnknownSuiteError. An
+// empty name is the whole roster and registry.
+func SuiteSubset(cfg *config.Config, regs []registry.Registration, name string) ([]config.Suite, []registry.Registration, error) {
+	if name == "" {
+		return cfg.Suites, regs, nil
+	}
+	var suites []config.Suite
+	if s, ok := cfg.Suite(name); ok {
+		suites = []config.Suite{s}
+	}
+	var named []registry.Registration
+	for _, r := range regs {
+		if r.Suite == name {
+			named = append(named, r)
+		}
+	}
+	if suites == nil && named == nil {
+		_, err := cfg.FindSuite(name, "")
+		return nil, nil, err
+	}
+	return suites, named, nil
+}
+
 // suiteJSON is one suite in `suites --json`.
 type suiteJSON struct {
 	Name     string   `json:"name"`

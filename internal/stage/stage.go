@@ -80,6 +80,24 @@ func (s *Selection) Run() []registry.Registration {
 	return s.Shards[0].Tests
 }
 
+// Plan is the run plan of s, as `run` prints and runs it; a run continues
+// on error when asked to or when the policy bypasses fast-fail.
+func (s *Selection) Plan(continueOnError bool) *plan.Plan {
+	p := &plan.Plan{Backend: s.Backend, Suite: s.Suite.Name, Policy: s.Policy,
+		ContinueOnError: continueOnError || s.Policy.Bypass,
+		Enabled:         s.Run(), Skipped: s.Skipped, Basis: s.Basis}
+	if s.Size > 0 {
+		p.Partition = &plan.Partition{ID: s.Shards[0].ID, Size: s.Size}
+	}
+	return p
+}
+
+// View is the partition view of s, as `partition` shows it.
+func (s *Selection) View() *plan.View {
+	return &plan.View{Backend: s.Backend, Suite: s.Suite.Name, Policy: s.Policy, Size: s.Size,
+		Shards: s.Shards, Skipped: s.Skipped, Basis: s.Basis}
+}
+
 // IDError is a shard ID outside the suite's configured shard count.
 type IDError struct{ ID, Size int }
 

@@ -105,3 +105,25 @@ func TestSelect_TimingsBalanceTheShardsAndABrokenFileFailsEvenUnsharded(t *testi
 	var te *timings.Error
 	require.ErrorAs(t, err, &te)
 }
+
+func TestSelection_PlanAndViewCarryTheShardAndTheBypass(t *testing.T) {
+	sel, err := Select(config.Default(), regs(), Request{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100",
+		Cadence: policy.Nightly, MatchAllLabels: true, Shards: 2, ID: 1})
+	require.NoError(t, err)
+	p := sel.Plan(false)
+	require.NotNil(t, p.Partition)
+	assert.Equal(t, 1, p.Partition.ID)
+	assert.Equal(t, 2, p.Partition.Size)
+	assert.True(t, p.ContinueOnError, "a nightly run bypasses fast-fail")
+	assert.Equal(t, "stage-c-8-gpu-h100", p.Suite)
+	assert.Equal(t, sel.Shards[0].Tests, p.Enabled)
+
+	whole, err := Select(config.Default(), regs(), Request{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100",
+		Cadence: policy.Regular, MatchAllLabels: true, ID: AllShards})
+	require.NoError(t, err)
+	assert.Nil(t, whole.Plan(false).Partition, "a whole suite has no partition line")
+	assert.False(t, whole.Plan(false).ContinueOnError)
+	v := sel.View()
+	assert.Equal(t, 2, v.Size)
+	assert.Equal(t, sel.Skipped, v.Skipped)
+}

@@ -1,15 +1,15 @@
-package cli
+package stage
 
 import (
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
-// restrictToRerun keeps, of the tests p runs today, those that did not pass
+// RestrictToRerun keeps, of the tests p runs today, those that did not pass
 // in the report at path (see report.SelectRerun). A report that cannot be
 // read, or belongs to another suite, backend or shard, is an error before
 // anything runs.
-func restrictToRerun(p *plan.Plan, path string) error {
+func RestrictToRerun(p *plan.Plan, path string) error {
 	prev, err := report.Read(path)
 	if err != nil {
 		return err
