@@ -80,18 +80,12 @@ Inputs come from the environment; each flag, when given, wins over its variable:
     CHANGED_FILES_PATH=/tmp/diff miles-ci policy --explain`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			given := func(name string, v *string) *string {
-				if cmd.Flags().Changed(name) {
-					return v
-				}
-				return nil
-			}
-			opts.Event = given("event", &flags.event)
-			opts.Schedule = given("schedule", &flags.schedule)
-			opts.LabelsJSON = given("labels-json", &flags.labelsJSON)
-			opts.CadenceOverride = given("cadence-override", &flags.override)
-			opts.ChangedFiles = given("changed-files", &flags.changed)
-			opts.GitHubOutput = given("github-output", &flags.output)
+			opts.Event = changedString(cmd, "event", &flags.event)
+			opts.Schedule = changedString(cmd, "schedule", &flags.schedule)
+			opts.LabelsJSON = changedString(cmd, "labels-json", &flags.labelsJSON)
+			opts.CadenceOverride = changedString(cmd, "cadence-override", &flags.override)
+			opts.ChangedFiles = changedString(cmd, "changed-files", &flags.changed)
+			opts.GitHubOutput = changedString(cmd, "github-output", &flags.output)
 			if opts.JSON && opts.Explain {
 				return usageErrorf("--json and --explain cannot be used together")
 			}
@@ -111,16 +105,6 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 	fl.BoolVar(&opts.Explain, "explain", false, "also say why each PR GPU stage runs or is skipped and why each label is included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON instead of the text lines")
 	return cmd
-}
-
-// policyInputs are the options with the environment filled in.
-type policyInputs struct {
-	trigger      policy.Trigger
-	changedFiles string
-	githubOutput string
-	// githubOutputSet: GITHUB_OUTPUT (or --github-output) was given, even
-	// empty. Only an unset one means "print the outputs on stdout".
-	githubOutputSet bool
 }
 
 // lookup is a flag's value when it was given, else its environment
@@ -168,22 +152,21 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	if !ok {
 		return policyError(f.ErrOut, errors.New(envEventName+" is not set"))
 	}
-	in := policyInputs{
-		trigger: policy.Trigger{
-			Event:           event,
-			Schedule:        getInput(f, opts.Schedule, envSchedule),
-			PRLabelsJSON:    getInput(f, opts.LabelsJSON, envPRLabelsJSON),
-			CadenceOverride: getInput(f, opts.CadenceOverride, envCadenceOverride),
-		},
-		changedFiles: getInput(f, opts.ChangedFiles, envChangedFiles),
+	trigger := policy.Trigger{
+		Event:           event,
+		Schedule:        getInput(f, opts.Schedule, envSchedule),
+		PRLabelsJSON:    getInput(f, opts.LabelsJSON, envPRLabelsJSON),
+		CadenceOverride: getInput(f, opts.CadenceOverride, envCadenceOverride),
 	}
-	in.githubOutput, in.githubOutputSet = lookup(f, opts.GitHubOutput, envGitHubOutput)
+	// An unset GITHUB_OUTPUT prints the outputs on stdout; a set but empty
+	// one is an error (see ghactions.StepOutputs).
+	githubOutput, githubOutputSet := lookup(f, opts.GitHubOutput, envGitHubOutput)
 
 	cfg, err := opts.Config()
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}
-	wf, err := policy.ResolveWorkflow(cfg, in.trigger)
+	wf, err := policy.ResolveWorkflow(cfg, trigger)
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}
@@ -191,7 +174,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	// Stage selection runs for every pull request, whatever decided the
 	// cadence; the registry is read only when the diff can be trusted.
 	d, err := selection.Decide(cfg, wf, event,
-		selection.Diff{Path: in.changedFiles, Env: envChangedFiles, Read: opts.ReadFile}, opts.Collect)
+		selection.Diff{Path: getInput(f, opts.ChangedFiles, envChangedFiles), Env: envChangedFiles, Read: opts.ReadFile}, opts.Collect)
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}
@@ -206,7 +189,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		{Name: "bypass_fastfail", Value: bypass},
 		{Name: "skipped_stages", Value: skipped},
 	}
-	lines, err := ghactions.StepOutputs(in.githubOutput, in.githubOutputSet, outputs)
+	lines, err := ghactions.StepOutputs(githubOutput, githubOutputSet, outputs)
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}

@@ -3,23 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
-	"time"
 
-	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/report"
-	"github.com/radixark/miles-ci/internal/runner"
-)
-
-// Environment variables of the metric-history gate.
-const (
-	envNeonDatabaseURL = "NEON_DATABASE_URL"
-	envStepSummary     = "GITHUB_STEP_SUMMARY"
+	"github.com/radixark/miles-ci/internal/suiterun"
 )
 
 // SignalError is the cause of a context cancelled by a signal.
@@ -40,128 +29,28 @@ func interruptedStatus(ctx context.Context) int {
 }
 
 // executeSuite runs the enabled registrations of a planned suite (already
-// printed) and returns nil when every file passed, an *ExitError otherwise.
-//
-// CPU suites are one pytest process whose status is ours. GPU suites run
-// file by file (see package runner); their progress lines, the summary and
-// the children's output all go to f.Out, warnings to f.ErrOut.
+// printed; see package suiterun) and returns nil when every file passed, an
+// *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
+// suite, 128 + the signal after an interrupt.
 func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Plan) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	backend, continueOnError, enabled := p.Backend, p.ContinueOnError, p.Enabled
-	root, err := filepath.Abs(f.Root)
-	if err != nil {
-		return fmt.Errorf("repository root %q: %w", f.Root, err)
-	}
-	abs := func(p string) (string, error) {
-		if p == "" {
-			return "", nil
-		}
-		return filepath.Abs(p)
-	}
-	junit, err := abs(opts.JUnitXML)
-	if err != nil {
-		return err
-	}
-	env := f.environ()
-	outputs := []runner.Output{{Flag: "--junit-xml", Path: junit}}
-	if backend != config.CPU {
-		outputs = append(outputs, runner.Output{Flag: "--json-report", Path: opts.JSONReport},
-			runner.Output{Flag: "--timings-out", Path: opts.TimingsOut, Timings: true})
-	}
-	if err := runner.CheckOutputs(outputs); err != nil {
-		return err
-	}
-
-	if backend == config.CPU {
-		for flag, v := range map[string]string{"--json-report": opts.JSONReport, "--timings-out": opts.TimingsOut} {
-			if v != "" {
-				fmt.Fprintf(f.ErrOut, "warning: %s applies to GPU suites only; pytest runs CPU suites\n", flag)
-			}
-		}
-		files := make([]string, len(enabled))
-		for i, r := range enabled {
-			files[i] = r.File
-		}
-		timeout := 0
-		if opts.File != "" {
-			// A file run has a time limit, as its GPU files have; a suite's
-			// pytest has none, as in run_suite.py.
-			timeout = runner.FileTimeout(opts.TimeoutPerFile, enabled[0].EstTime)
-		}
-		code, err := runner.RunPytest(ctx, runner.PytestOptions{
-			Root: root, Files: files, ContinueOnError: continueOnError, JUnitXML: junit,
-			Env: env, Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Timeout: timeout,
-		})
-		if err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return &ExitError{Code: interruptedStatus(ctx)}
-		}
-		if code != 0 {
-			return &ExitError{Code: code}
-		}
-		return nil
-	}
-
-	gateBase := f.Getenv(runner.RecordDirEnv)
-	if gateBase == "" && backend == config.CUDA && f.Getenv(envNeonDatabaseURL) != "" {
-		dir, err := runner.NewGateBase()
-		if err != nil {
-			return err
-		}
-		defer runner.RemoveGateBase(dir, f.ErrOut)
-		gateBase = dir
-		env = append(env, runner.RecordDirEnv+"="+dir)
-	}
-
-	files := make([]runner.File, len(enabled))
-	for i, r := range enabled {
-		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
-	}
-	now := f.Now
-	if now == nil {
-		now = time.Now
-	}
-	rep := runner.Run(ctx, files, runner.Options{
-		Root:                 root,
-		TimeoutPerFile:       opts.TimeoutPerFile,
-		ContinueOnError:      continueOnError,
-		EnableRetry:          opts.EnableRetry,
-		MaxAttempts:          opts.MaxAttempts,
-		RetryWaitSeconds:     opts.RetryWaitSeconds,
-		RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
-		GateBaseDir:          gateBase,
-		GateHook:             opts.GateHook,
-		WriteBaseline:        p.Policy.WriteBaseline,
-		Env:                  env,
-		Out:                  f.Out,
-		ErrOut:               f.ErrOut,
-		Log:                  ghactions.NewLog(f.Out, f.Getenv),
-		Start:                f.Start,
-		Now:                  now,
+	out, err := suiterun.Run(ctx, suiterun.Spec{
+		Root: f.Root, Plan: p, OneFile: opts.File != "",
+		TimeoutPerFile: opts.TimeoutPerFile, EnableRetry: opts.EnableRetry, MaxAttempts: opts.MaxAttempts,
+		RetryWaitSeconds: opts.RetryWaitSeconds, RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
+		GateHook: opts.GateHook,
+		Outputs:  report.Outputs{JUnitXML: opts.JUnitXML, JSONReport: opts.JSONReport, TimingsOut: opts.TimingsOut},
+		Getenv:   f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 	})
-
-	// Reports are written even for a failed or interrupted run: that is
-	// when they matter most. A report that cannot be written fails the run.
-	doc := rep.Document(opts.Suite, string(backend))
-	reportErr := report.WriteOutputs(report.Outputs{JUnitXML: junit, JSONReport: opts.JSONReport, TimingsOut: opts.TimingsOut}, doc)
-	if path := f.Getenv(envStepSummary); path != "" {
-		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
-			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
-		}
-	}
-	if reportErr != nil {
-		return reportErr
-	}
-
 	switch {
-	case rep.Interrupted:
+	case err != nil:
+		return err
+	case out.Interrupted:
 		return &ExitError{Code: interruptedStatus(ctx)}
-	case !rep.Passed():
-		return &ExitError{Code: exitFailure}
+	case out.Code != 0:
+		return &ExitError{Code: out.Code}
 	}
 	return nil
 }

@@ -1,0 +1,171 @@
+// Package suiterun runs a planned suite and delivers what the run owes
+// afterwards: one pytest process for a CPU suite, the file-by-file runner
+// for a GPU suite, then the report files and the step summary. It turns the
+// flags of `miles-ci run` (a Spec) into the runner's options; package
+// runner itself only runs processes.
+package suiterun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/runner"
+)
+
+// Environment variables a run reads.
+const (
+	envNeonDatabaseURL = "NEON_DATABASE_URL"
+	envStepSummary     = "GITHUB_STEP_SUMMARY"
+)
+
+// Spec is one run of a planned suite.
+type Spec struct {
+	Root string // the repository root; made absolute
+	Plan *plan.Plan
+	// OneFile is a `run --file`: a CPU file's pytest gets the file's time
+	// limit, as a GPU file has one (a suite's pytest has none, as in
+	// run_suite.py).
+	OneFile bool
+
+	TimeoutPerFile       int
+	EnableRetry          bool
+	MaxAttempts          int
+	RetryWaitSeconds     int
+	RetryTimeoutIncrease int
+	GateHook             string
+	Outputs              report.Outputs
+
+	Getenv func(string) string
+	Env    []string // the children's environment; nil inherits ours
+	Out    io.Writer
+	ErrOut io.Writer
+	Start  func(*exec.Cmd) error // nil is exec.Cmd.Start
+	Now    func() time.Time      // nil is time.Now
+}
+
+// Outcome is how a run ended. Code is pytest's status for a CPU suite, else
+// 0 when every file passed and 1 otherwise; Interrupted says a signal
+// stopped it.
+type Outcome struct {
+	Code        int
+	Interrupted bool
+}
+
+// Run runs s. Every output path is checked before the first test starts;
+// the reports are written even for a failed or interrupted run, when they
+// matter most, and one that cannot be written is the error.
+func Run(ctx context.Context, s Spec) (Outcome, error) {
+	root, err := filepath.Abs(s.Root)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("repository root %q: %w", s.Root, err)
+	}
+	if s.Outputs.JUnitXML != "" {
+		if s.Outputs.JUnitXML, err = filepath.Abs(s.Outputs.JUnitXML); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if s.Getenv == nil {
+		s.Getenv = func(string) string { return "" }
+	}
+	p := s.Plan
+	outputs := []runner.Output{{Flag: "--junit-xml", Path: s.Outputs.JUnitXML}}
+	if p.Backend != config.CPU {
+		outputs = append(outputs, runner.Output{Flag: "--json-report", Path: s.Outputs.JSONReport},
+			runner.Output{Flag: "--timings-out", Path: s.Outputs.TimingsOut, Timings: true})
+	}
+	if err := runner.CheckOutputs(outputs); err != nil {
+		return Outcome{}, err
+	}
+	if p.Backend == config.CPU {
+		return runPytest(ctx, s, root)
+	}
+
+	env := s.Env
+	gateBase := s.Getenv(runner.RecordDirEnv)
+	if gateBase == "" && p.Backend == config.CUDA && s.Getenv(envNeonDatabaseURL) != "" {
+		dir, err := runner.NewGateBase()
+		if err != nil {
+			return Outcome{}, err
+		}
+		defer runner.RemoveGateBase(dir, s.ErrOut)
+		gateBase = dir
+		env = append(env, runner.RecordDirEnv+"="+dir)
+	}
+	files := make([]runner.File, len(p.Enabled))
+	for i, r := range p.Enabled {
+		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
+	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	rep := runner.Run(ctx, files, runner.Options{
+		Root:                 root,
+		TimeoutPerFile:       s.TimeoutPerFile,
+		ContinueOnError:      p.ContinueOnError,
+		EnableRetry:          s.EnableRetry,
+		MaxAttempts:          s.MaxAttempts,
+		RetryWaitSeconds:     s.RetryWaitSeconds,
+		RetryTimeoutIncrease: s.RetryTimeoutIncrease,
+		GateBaseDir:          gateBase,
+		GateHook:             s.GateHook,
+		WriteBaseline:        p.Policy.WriteBaseline,
+		Env:                  env,
+		Out:                  s.Out,
+		ErrOut:               s.ErrOut,
+		Log:                  ghactions.NewLog(s.Out, s.Getenv),
+		Start:                s.Start,
+		Now:                  now,
+	})
+
+	doc := rep.Document(p.Suite, string(p.Backend))
+	reportErr := report.WriteOutputs(s.Outputs, doc)
+	if path := s.Getenv(envStepSummary); path != "" {
+		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
+			fmt.Fprintf(s.ErrOut, "warning: %v\n", err)
+		}
+	}
+	if reportErr != nil {
+		return Outcome{}, reportErr
+	}
+	out := Outcome{Interrupted: rep.Interrupted}
+	if !rep.Passed() {
+		out.Code = 1
+	}
+	return out, nil
+}
+
+// runPytest runs a CPU suite as one pytest process, whose status is the
+// run's.
+func runPytest(ctx context.Context, s Spec, root string) (Outcome, error) {
+	p := s.Plan
+	for _, fl := range [][2]string{{"--json-report", s.Outputs.JSONReport}, {"--timings-out", s.Outputs.TimingsOut}} {
+		if fl[1] != "" {
+			fmt.Fprintf(s.ErrOut, "warning: %s applies to GPU suites only; pytest runs CPU suites\n", fl[0])
+		}
+	}
+	files := make([]string, len(p.Enabled))
+	for i, r := range p.Enabled {
+		files[i] = r.File
+	}
+	timeout := 0
+	if s.OneFile {
+		timeout = runner.FileTimeout(s.TimeoutPerFile, p.Enabled[0].EstTime)
+	}
+	code, err := runner.RunPytest(ctx, runner.PytestOptions{
+		Root: root, Files: files, ContinueOnError: p.ContinueOnError, JUnitXML: s.Outputs.JUnitXML,
+		Env: s.Env, Out: s.Out, ErrOut: s.ErrOut, Start: s.Start, Timeout: timeout,
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Code: code, Interrupted: ctx.Err() != nil}, nil
+}

@@ -1,0 +1,72 @@
+package suiterun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/report"
+)
+
+func gpuPlan(files ...string) *plan.Plan {
+	p := &plan.Plan{Backend: config.CUDA, Suite: "s", ContinueOnError: true}
+	for _, f := range files {
+		p.Enabled = append(p.Enabled, registry.Registration{File: f, Backend: config.CUDA, Suite: "s", EstTime: 1})
+	}
+	return p
+}
+
+func TestRun_AFailedFileFailsTheRunAndTheReportSaysWhich(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.py"), []byte("print('ok')\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bad.py"), []byte("import sys\nsys.exit(4)\n"), 0o644))
+	reportPath := filepath.Join(t.TempDir(), "r.json")
+	var out bytes.Buffer
+	got, err := Run(context.Background(), Spec{
+		Root: root, Plan: gpuPlan("ok.py", "bad.py"), TimeoutPerFile: 60, MaxAttempts: 1,
+		Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, Outcome{Code: 1}, got)
+	var doc struct {
+		Passed bool `json:"passed"`
+		Files  []struct {
+			File   string `json:"file"`
+			Status string `json:"status"`
+		} `json:"files"`
+	}
+	data, err := os.ReadFile(reportPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.False(t, doc.Passed)
+	require.Len(t, doc.Files, 2)
+	assert.Equal(t, "PASS", doc.Files[0].Status)
+	assert.Equal(t, "FAIL", doc.Files[1].Status)
+}
+
+func TestRun_ABadOutputPathStopsTheRunBeforeAnyTest(t *testing.T) {
+	started := 0
+	var out bytes.Buffer
+	_, err := Run(context.Background(), Spec{
+		Root: t.TempDir(), Plan: gpuPlan("x.py"), TimeoutPerFile: 60, MaxAttempts: 1,
+		Outputs: report.Outputs{JSONReport: filepath.Join(t.TempDir(), "missing", "r.json")},
+		Out:     &out, ErrOut: &out,
+		Start: func(*exec.Cmd) error { started++; return nil },
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--json-report")
+	assert.Zero(t, started, "no test may start")
+}
