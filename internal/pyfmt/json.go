@@ -47,66 +47,20 @@ func AppendJSONFloat(b []byte, f float64) []byte {
 	return b
 }
 
-// AppendJSONString appends s as a JSON string without HTML escaping. A
+// AppendJSONString appends s as a JSON string the way encoding/json writes
+// it, without HTML escaping: UTF-8 as it is, U+2028 and U+2029 escaped. A
 // surrogate code point held in WTF-8 (the reader's way of keeping Python's
 // lone surrogates such as "\ud800") is written as its \u escape, as
 // Python's json.dumps writes it; any other invalid byte becomes U+FFFD.
-func AppendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		if r, ok := surrogateAt(s, i); ok {
-			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-			i += 3
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
-
-// surrogateAt decodes a surrogate code point (U+D800..U+DFFF) encoded as
-// three WTF-8 bytes at s[i:].
-func surrogateAt(s string, i int) (rune, bool) {
-	if i+2 >= len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2]&0xC0 != 0x80 {
-		return 0, false
-	}
-	return rune(s[i]&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
-}
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s, false) }
 
 // AppendJSONStringASCII appends s as Python's json.dumps writes a string by
 // default (ensure_ascii): everything outside printable ASCII as \uXXXX, a
 // code point beyond the BMP as its surrogate pair, a surrogate held in WTF-8
 // as itself, and any other invalid byte as U+FFFD.
-func AppendJSONStringASCII(b []byte, s string) []byte {
+func AppendJSONStringASCII(b []byte, s string) []byte { return appendJSONString(b, s, true) }
+
+func appendJSONString(b []byte, s string, ascii bool) []byte {
 	const hex = "0123456789abcdef"
 	u4 := func(b []byte, r rune) []byte {
 		return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
@@ -114,8 +68,9 @@ func AppendJSONStringASCII(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		surrogate := false
 		if sr, ok := surrogateAt(s, i); ok {
-			r, size = sr, 3
+			r, size, surrogate = sr, 3, true
 		}
 		i += size
 		switch {
@@ -127,21 +82,36 @@ func AppendJSONStringASCII(b []byte, s string) []byte {
 			b = append(b, '\\', 'r')
 		case r == '\t':
 			b = append(b, '\\', 't')
-		case r == '\b':
+		case ascii && r == '\b':
 			b = append(b, '\\', 'b')
-		case r == '\f':
+		case ascii && r == '\f':
 			b = append(b, '\\', 'f')
-		case ' ' <= r && r <= '~':
+		case r < 0x20:
+			b = u4(b, r)
+		case r < 0x7f || !ascii && r == 0x7f:
 			b = append(b, byte(r))
-		case r > 0xffff:
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case ascii && r > 0xffff:
 			r -= 0x10000
 			b = u4(b, 0xd800|(r>>10)&0x3ff)
 			b = u4(b, 0xdc00|r&0x3ff)
-		default:
+		case ascii || surrogate || r == '\u2028' || r == '\u2029':
 			b = u4(b, r)
+		default:
+			b = append(b, s[i-size:i]...)
 		}
 	}
 	return append(b, '"')
+}
+
+// surrogateAt decodes a surrogate code point (U+D800..U+DFFF) encoded as
+// three WTF-8 bytes at s[i:].
+func surrogateAt(s string, i int) (rune, bool) {
+	if i+2 >= len(s) || s[i] != 0xED || s[i+1] < 0xA0 || s[i+1] > 0xBF || s[i+2]&0xC0 != 0x80 {
+		return 0, false
+	}
+	return rune(s[i]&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
 }
 
 // JSONStringListCompact writes items as json.dumps(items,
