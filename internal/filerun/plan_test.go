@@ -2,6 +2,7 @@ package filerun
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -196,4 +197,17 @@ func outputLines(p *Plan) string {
 		b.WriteString(o.Name + "=" + o.Value + "\n")
 	}
 	return b.String()
+}
+
+// validImageTag is file_run.py's re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}").
+func TestValidImageTag_IsTheScriptsPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`)
+	tags := []string{"", "dev", "pr-42", "v1.2.3", "_x", ".x", "-x", "a b", "a/b", "a\n", "é",
+		strings.Repeat("a", 128), strings.Repeat("a", 129), "a" + strings.Repeat(".", 127), "a:b"}
+	for c := 0; c < 256; c++ {
+		tags = append(tags, string([]byte{byte(c)}), "a"+string([]byte{byte(c)}))
+	}
+	for _, tag := range tags {
+		assert.Equal(t, pattern.MatchString(tag), validImageTag(tag), "%q", tag)
+	}
 }
