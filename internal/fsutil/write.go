@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -34,6 +36,15 @@ func WriteFile(path string, data []byte) error {
 }
 
 func writeFile(path string, data []byte) error {
+	if fd, ok := openDescriptor(path); ok {
+		// /dev/stdout and its kin name a descriptor this process already
+		// has; opening the name anew would reopen (and, as a file, replace
+		// or truncate) whatever that descriptor is: a step log redirected
+		// with >> would lose its contents. Write to the descriptor, as a
+		// shell does for `> /dev/stdout`.
+		_, err := os.NewFile(uintptr(fd), path).Write(data)
+		return err
+	}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -58,6 +69,39 @@ func writeFile(path string, data []byte) error {
 		return writeInPlace(path, data)
 	}
 	return replace(target, data, st)
+}
+
+// openDescriptor reports the descriptor that path names when it, or a link
+// on its way, is /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N or
+// /proc/self/fd/N.
+func openDescriptor(path string) (int, bool) {
+	for i := 0; i < maxLinks; i++ {
+		clean := filepath.Clean(path)
+		switch clean {
+		case "/dev/stdin":
+			return 0, true
+		case "/dev/stdout":
+			return 1, true
+		case "/dev/stderr":
+			return 2, true
+		}
+		for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+			if n, ok := strings.CutPrefix(clean, dir); ok {
+				if fd, err := strconv.Atoi(n); err == nil && fd >= 0 && strconv.Itoa(fd) == n {
+					return fd, true
+				}
+			}
+		}
+		link, err := os.Readlink(clean)
+		if err != nil {
+			return 0, false
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(clean), link)
+		}
+		path = link
+	}
+	return 0, false
 }
 
 // resolveLinks follows the links of path's last element to the name of the

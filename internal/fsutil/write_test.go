@@ -237,3 +237,41 @@ func TestReplace_FailedRenameRemovesTheTemporaryFile(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, []string{"out.json"}, entries(t, dir))
 }
+
+// A step log redirected with `>> log` is the stdout of `report merge -o
+// /dev/stdout`: the data must be appended to it through the descriptor,
+// not written to a new file that replaces the log.
+func TestWriteFile_ADescriptorNameWritesThroughTheOpenDescriptor(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	dir := t.TempDir()
+	for _, name := range []func(fd uintptr) string{
+		func(fd uintptr) string { return fmt.Sprintf("/dev/fd/%d", fd) },
+		func(fd uintptr) string { return fmt.Sprintf("/proc/self/fd/%d", fd) },
+		func(fd uintptr) string {
+			link := filepath.Join(dir, fmt.Sprintf("link-%d", fd))
+			require.NoError(t, os.Symlink(fmt.Sprintf("/dev/fd/%d", fd), link))
+			return link
+		},
+	} {
+		logPath := filepath.Join(dir, "log")
+		require.NoError(t, os.WriteFile(logPath, []byte("before\n"), 0o644))
+		before, err := os.Stat(logPath)
+		require.NoError(t, err)
+		log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		path := name(log.Fd())
+		require.NoError(t, WriteFile(path, []byte("report\n")), path)
+		_, err = log.WriteString("after\n")
+		require.NoError(t, err)
+		require.NoError(t, log.Close())
+
+		got, err := os.ReadFile(logPath)
+		require.NoError(t, err)
+		assert.Equal(t, "before\nreport\nafter\n", string(got), path)
+		after, err := os.Stat(logPath)
+		require.NoError(t, err)
+		assert.True(t, os.SameFile(before, after), "%s: the log must not be replaced", path)
+	}
+}
