@@ -116,7 +116,8 @@ type Config struct {
 	// LabelsFile is the repository-relative Python file the labels are read
 	// from when it exists, or empty when the YAML list is the only source.
 	LabelsFile     string
-	labelsFileLine int // the line of labels_file in Source, for errors
+	labelsFileLine int  // the line of labels_file in Source, for errors
+	labelsBuiltIn  bool // the labels section is the built-in one (extends: default)
 	// LabelsFromFile reports that Load read the labels from LabelsFile; when
 	// it is false the labels are the YAML list (a fallback when LabelsFile
 	// is set but absent from the repository).
@@ -191,7 +192,7 @@ func (c *Config) LabelsSource() string {
 	switch {
 	case c.LabelsFile != "" && c.LabelsFromFile:
 		return c.LabelsFile
-	case c.Source == "default":
+	case c.Source == "default" || c.labelsBuiltIn:
 		return "miles-ci's built-in list"
 	default:
 		return "the labels: list of " + c.Source

@@ -476,3 +476,16 @@ func TestParse_ExtendsErrorsNameTheirFileAndLine(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
 }
+
+// A file that extends the default without a labels section has the
+// built-in labels, and says so: not the labels: list of a file that has none.
+func TestLoad_ExtendingTheDefaultKeepsTheBuiltInLabelsAndSaysSo(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
+		[]byte("extends: default\nno_gpu_paths: [\"docs/**\"]\n"), 0o644))
+	c, err := Load(root, "")
+	require.NoError(t, err)
+	assert.Equal(t, Default().KnownLabels(), c.KnownLabels())
+	assert.Equal(t, "miles-ci's built-in list", c.LabelsSource())
+	assert.NotContains(t, c.NewLabelHint(), ".miles-ci.yaml")
+}

@@ -165,6 +165,9 @@ func insideRepo(p string) bool {
 // names the file and line.
 type parser struct {
 	file string
+	// labelsBuiltIn: the file extends the default and has no labels
+	// section, so the labels are the built-in configuration's.
+	labelsBuiltIn bool
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -202,7 +205,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Source: name}
+	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn}
 	if err := p.top(top, c); err != nil {
 		return nil, err
 	}
@@ -252,6 +255,7 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 		}
 		merged.Content = append(merged.Content, n.Content[i], n.Content[i+1])
 	}
+	p.labelsBuiltIn = !own["labels"]
 	def := base.Content[0]
 	for i := 0; i+1 < len(def.Content); i += 2 {
 		if !own[def.Content[i].Value] {
