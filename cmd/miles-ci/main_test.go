@@ -122,21 +122,31 @@ func alive(pid int) bool {
 }
 
 // TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
-// miles-ci even where nothing can look at its context: opening a FIFO that
-// no one reads, as GITHUB_OUTPUT. (Files miles-ci reads are opened without
-// waiting; the step output file is opened for appending like a shell's >>.)
+// miles-ci even where nothing can look at its context: a write(2) to a
+// stdout pipe that no one reads. (Every file miles-ci opens is opened
+// without waiting, so a full pipe is what is left to block on.)
 func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "output")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	// Enough test files that `suites --json` writes far more than a pipe
+	// holds (64 KiB).
+	fast := filepath.Join(dir, "tests", "fast")
+	require.NoError(t, os.MkdirAll(fast, 0o755))
+	for i := range 2000 {
+		require.NoError(t, os.WriteFile(filepath.Join(fast, fmt.Sprintf("test_%04d.py", i)), []byte("x = 1\n"), 0o644))
+	}
 	for _, second := range []bool{true, false} {
 		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "--root", dir, "policy")
-			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "EVENT_NAME=workflow_dispatch", "GITHUB_OUTPUT="+fifo)
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close() // open and never read: the writer blocks once it is full
+			cmd := exec.Command(os.Args[0], "--root", dir, "suites", "--json")
+			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
+			cmd.Stdout = w
 			require.NoError(t, cmd.Start())
+			w.Close()
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
-			time.Sleep(300 * time.Millisecond) // let it block in open(2)
-			err := terminate(t, cmd, second, "while blocked opening a FIFO")
+			time.Sleep(500 * time.Millisecond) // let it fill the pipe and block in write(2)
+			err = terminate(t, cmd, second, "while blocked writing to a full pipe")
 			var exit *exec.ExitError
 			require.True(t, errors.As(err, &exit), "exit: %v", err)
 			assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())

@@ -28,6 +28,7 @@ func NewCmdReport(f *Factory) *cobra.Command {
 		Use:   "report",
 		Short: "Work with run reports (merge a suite's shard reports, summarize one)",
 		Args:  cobra.NoArgs,
+		RunE:  groupRunE,
 	}
 	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil))
 	return cmd

@@ -263,7 +263,7 @@ func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
 		{"missing", filepath.Join(dir, "missing.json"), `error: read report "DIR/missing.json": open: no such file or directory`},
 		{"truncated", write("truncated.json", good[:len(good)/2]), `error: read report "DIR/truncated.json": invalid JSON: unexpected end of JSON input`},
 		{"wrong version", write("v9.json", strings.Replace(good, `"version": 1`, `"version": 9`, 1)), `error: read report "DIR/v9.json": unsupported version 9; expected 1`},
-		{"directory", dir, `error: read report "DIR": read: is a directory`},
+		{"directory", dir, `error: read report "DIR": is a directory, not a regular file`},
 		{"another suite", write("suite.json", strings.Replace(good, reportSuite, "stage-c-2-gpu-h200", 1)),
 			`error: report "DIR/suite.json" is of suite "stage-c-2-gpu-h200" (cuda), not "` + reportSuite + `" (cuda)`},
 		{"another backend", write("rocm.json", strings.Replace(good, `"cuda"`, `"rocm"`, 1)),
@@ -306,7 +306,7 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 			`error: read report "DIR/none.json": open: no such file or directory`},
 		{"no input", []string{"report", "merge"}, 2, "error: requires at least 1 arg(s), only received 0"},
 		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "error: --output needs a path, got an empty value"},
-		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": read: is a directory`},
+		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": is a directory, not a regular file`},
 		{"summary of two", []string{"report", "summary", a, b}, 2, "error: accepts 1 arg(s), received 2"},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -102,4 +103,19 @@ func isCobraUsageError(_ *cobra.Command, err error) bool {
 	var ran *ranError
 	var usage *UsageError
 	return !errors.As(err, &ran) && !errors.As(err, &usage)
+}
+
+// groupRunE is the RunE of a command that only groups subcommands (report,
+// timings). Without it cobra prints the help and exits 0 for a misspelled
+// subcommand, so a typo in a workflow step (`report summry … >>
+// $GITHUB_STEP_SUMMARY`) would pass; with it, an unknown subcommand is
+// cobra's usage error (Args: cobra.NoArgs), and none at all is one too.
+func groupRunE(cmd *cobra.Command, _ []string) error {
+	var names []string
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return usageErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(names, ", "))
 }

@@ -218,3 +218,14 @@ func TestRoot_NoDiscoveryRootIsAnAnnotationInGitHubActions(t *testing.T) {
 	require.Equal(t, 1, Main([]string{"--root", dir, "run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}, f))
 	assert.True(t, strings.HasPrefix(errOut.String(), "::error::no discovery root exists below "), errOut.String())
 }
+
+// A misspelled subcommand of a group (report, timings) is a usage error,
+// not the group's help and exit 0: a typo in a workflow step must fail it.
+func TestGroups_AnUnknownOrMissingSubcommandIsAUsageError(t *testing.T) {
+	for _, args := range [][]string{{"report", "summry", "r.json"}, {"report"}, {"timings", "merg", "t.json"}, {"timings"}} {
+		f, out, errOut := suitesFactory(".", nil)
+		assert.Equal(t, exitUsage, Main(args, f), "%q", args)
+		assert.Empty(t, out.String(), "%q: no help on stdout", args)
+		assert.Contains(t, errOut.String(), "Run 'miles-ci "+args[0]+" --help' for usage.", "%q", args)
+	}
+}

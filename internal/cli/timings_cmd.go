@@ -24,6 +24,7 @@ func NewCmdTimings(f *Factory, runF func(*TimingsMergeOptions) error) *cobra.Com
 		Use:   "timings",
 		Short: "Work with measured-timings files (merge the shards' files into one)",
 		Args:  cobra.NoArgs,
+		RunE:  groupRunE,
 	}
 	opts := &TimingsMergeOptions{}
 	merge := &cobra.Command{

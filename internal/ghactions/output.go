@@ -52,7 +52,7 @@ func AppendOutputs(path string, pairs []OutputPair) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	f, err := openAppend(path, 0o666)
 	if err != nil {
 		return fmt.Errorf("open GITHUB_OUTPUT %q: %w", path, err)
 	}

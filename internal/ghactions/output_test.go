@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -109,4 +110,24 @@ func TestStepOutputs_FileWhenSetStdoutWhenUnsetErrorWhenEmpty(t *testing.T) {
 
 	_, err = StepOutputs("", true, pairs)
 	assert.EqualError(t, err, "GITHUB_OUTPUT is set but empty; unset it to print the outputs on stdout")
+}
+
+// A FIFO that nobody reads, as GITHUB_OUTPUT or GITHUB_STEP_SUMMARY, is an
+// error at once, not a step that waits for a reader until the job times out.
+func TestAppend_AFIFOWithoutAReaderIsAnErrorAtOnce(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for name, write := range map[string]func() error{
+		"outputs": func() error { return AppendOutputs(fifo, []OutputPair{{Name: "a", Value: "b"}}) },
+		"summary": func() error { return AppendStepSummary(fifo, "# x\n") },
+	} {
+		done := make(chan error, 1)
+		go func() { done <- write() }()
+		select {
+		case err := <-done:
+			assert.Error(t, err, name)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: waited for a reader", name)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package ghactions
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -92,7 +91,7 @@ func codeCell(file string) string {
 
 // AppendStepSummary appends markdown to the step summary file at path.
 func AppendStepSummary(path, markdown string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := openAppend(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("write step summary %q: %w", path, err)
 	}

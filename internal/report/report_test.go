@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -85,7 +87,7 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "nope.json"), `read report "DIR/nope.json": open: no such file or directory`},
-		{"directory", dir, `read report "DIR": read: is a directory`},
+		{"directory", dir, `read report "DIR": is a directory, not a regular file`},
 		{"truncated", write("trunc.json", good[:40]), `read report "DIR/trunc.json": invalid JSON: unexpected end of JSON input`},
 		{"not JSON", write("text.json", "PASS a.py\n"), `read report "DIR/text.json": invalid JSON: invalid character 'P' looking for beginning of value`},
 		{"wrong version", write("v2.json", strings.Replace(good, `"version": 1`, `"version": 2`, 1)), `read report "DIR/v2.json": unsupported version 2; expected 1`},
@@ -340,4 +342,39 @@ func TestWriters_WriteThroughLinks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A report that is a FIFO or /dev/zero is refused at once: reading it would
+// wait for a writer forever, or until memory runs out.
+func TestRead_OnlyABoundedRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	for path, want := range map[string]string{
+		fifo: "is a FIFO, not a regular file",
+		zero: "not a regular file",
+		dir:  "is a directory, not a regular file",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := Read(path); done <- err }()
+		select {
+		case err := <-done:
+			var re *Error
+			require.ErrorAs(t, err, &re, path)
+			assert.Contains(t, err.Error(), want, path)
+			assert.NotContains(t, err.Error(), "\n")
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Read(%s) did not return", path)
+		}
+	}
+}
+
+func TestSelectRerun_AnEmptyReportThatFailedIsAnError(t *testing.T) {
+	r := report("s", true) // interrupted before its first file
+	require.False(t, r.Passed)
+	r.path = "cut.json"
+	_, err := SelectRerun(r, []string{"a.py"})
+	assert.EqualError(t, err, `report "cut.json" lists no file but did not pass; rerun the whole shard without --rerun-failed`)
 }

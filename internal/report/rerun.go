@@ -42,7 +42,20 @@ func SelectRerun(r *Report, planned []string) (Rerun, error) {
 	if listed == 0 && len(planned) > 0 && len(r.Files) > 0 {
 		return Rerun{}, &ForeignShardError{Path: r.path, Planned: len(planned)}
 	}
+	if len(r.Files) == 0 && !r.Passed {
+		// A run that lists no file and did not pass says nothing of what
+		// passed (it stopped before its plan, or was cut): rerunning
+		// nothing would turn a failure into a green job.
+		return Rerun{}, &EmptyFailedError{Path: r.path}
+	}
 	return sel, nil
+}
+
+// EmptyFailedError is a report that lists no file yet did not pass.
+type EmptyFailedError struct{ Path string }
+
+func (e *EmptyFailedError) Error() string {
+	return fmt.Sprintf("report %q lists no file but did not pass; rerun the whole shard without --rerun-failed", e.Path)
 }
 
 // ForeignShardError is a report that shares no file with this run's plan.
