@@ -198,6 +198,9 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 		{"yaml", func(string) string { return "jobs:\n  unit: [\n" }, []string{
 			pr + "2:1: error: the workflow is not valid YAML: did not find expected node content [yaml]",
 		}},
+		{"yaml duplicate key", func(s string) string { return s + "  unit:\n    runs-on: ubuntu-latest\n" }, []string{
+			pr + `30:3: error: the key "unit" is defined twice in one mapping (lines 9 and 30); GitHub Actions refuses the workflow [yaml]`,
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -118,6 +118,15 @@ func (wf *workflow) parse(data []byte) *Finding {
 		return &Finding{Path: wf.path, Line: line, Col: 1, Severity: Error, Rule: RuleYAML,
 			Message: "the workflow is not valid YAML: " + msg}
 	}
+	if first, dup := duplicateKey(&doc); dup != nil {
+		// GitHub refuses such a workflow ("'x' is already defined"); a
+		// reader that kept one of the two would lint a workflow that never
+		// runs, or hide a job.
+		wf.broken = true
+		return &Finding{Path: wf.path, Line: dup.Line, Col: dup.Column, Severity: Error, Rule: RuleYAML,
+			Message: fmt.Sprintf("the key %q is defined twice in one mapping (lines %d and %d); GitHub Actions refuses the workflow",
+				dup.Value, first.Line, dup.Line)}
+	}
 	if len(doc.Content) == 0 {
 		return nil
 	}
@@ -145,6 +154,34 @@ func (wf *workflow) parse(data []byte) *Finding {
 		}
 	}
 	return nil
+}
+
+// duplicateKey returns the two key nodes of the first mapping (in document
+// order) that holds one key twice, or nil. Aliases are not followed: what
+// they name is checked where it is written.
+func duplicateKey(n *yaml.Node) (first, second *yaml.Node) {
+	if n == nil || n.Kind == yaml.AliasNode {
+		return nil, nil
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := make(map[string]*yaml.Node, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				continue
+			}
+			if f, ok := seen[k.Value]; ok {
+				return f, k
+			}
+			seen[k.Value] = k
+		}
+	}
+	for _, c := range n.Content {
+		if f, d := duplicateKey(c); d != nil {
+			return f, d
+		}
+	}
+	return nil, nil
 }
 
 // yamlErrorLine takes yaml.v3's "yaml: line N: msg" apart; the line is 1
