@@ -144,13 +144,14 @@ func (v *Int) Set(s string) error {
 	return nil
 }
 
-// Typed is the value as the user typed it (surrounding space and
-// underscores as given), or the decimal default when the flag was not given.
+// Typed is the value the user gave, written as Python writes the int it
+// reads (so a value beyond int's range is written in full, not saturated),
+// or the default when the flag was not given.
 func (v *Int) Typed() string {
 	if v.Text == "" {
 		return strconv.Itoa(*v.Target)
 	}
-	return strings.TrimFunc(v.Text, pyfmt.IsSpace)
+	return pyfmt.IntText(v.Text)
 }
 
 // AddInt adds an Int flag with default def to fs and returns it.

@@ -78,17 +78,17 @@ func (o *PartitionOptions) validate() error {
 		return err
 	}
 	if o.SizeSet && o.Size <= 0 {
-		return usageErrorf("%s must be positive, got %d", o.size.Name(), o.Size)
+		return usageErrorf("%s must be positive, got %s", o.size.Name(), o.size.Typed())
 	}
 	if o.SizeSet && o.Size > config.MaxShards {
 		return usageErrorf("%s must be at most %d, got %s", o.size.Name(), config.MaxShards, o.size.Typed())
 	}
 	if o.IDSet {
 		if o.ID < 0 {
-			return usageErrorf("%s must not be negative, got %d", o.id.Name(), o.ID)
+			return usageErrorf("%s must not be negative, got %s", o.id.Name(), o.id.Typed())
 		}
 		if o.SizeSet && o.ID >= o.Size {
-			return usageErrorf("%s must be in range [0, %d), but got %d", o.id.Name(), o.Size, o.ID)
+			return usageErrorf("%s must be in range [0, %d), but got %s", o.id.Name(), o.Size, o.id.Typed())
 		}
 	}
 	return nil

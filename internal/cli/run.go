@@ -58,7 +58,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	}
 	fs := cmd.Flags()
 	addSelectionFlags(fs, &opts.selectionFlags, true)
-	argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
+	opts.partitionID = argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
 	opts.partitionSize = argparse.AddInt(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
 	argparse.AddInt(fs, &opts.TimeoutPerFile, &opts.timeoutSet, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
 	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
@@ -98,7 +98,7 @@ func (o *RunOptions) validate() error {
 			return usageErrorf("--auto-partition-size must be at most %d, got %s", config.MaxShards, o.partitionSize.Typed())
 		}
 		if o.PartitionID < 0 || o.PartitionID >= o.PartitionSize {
-			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %d", o.PartitionSize, o.PartitionID)
+			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %s", o.PartitionSize, o.partitionID.Typed())
 		}
 	}
 	if o.JSON && !o.ListOnly {

@@ -35,6 +35,7 @@ type RunOptions struct {
 	partitionIDSet   bool
 	partitionSizeSet bool
 	partitionSize    *argparse.Int
+	partitionID      *argparse.Int
 	// timeoutSet: --timeout-per-file was given (a file run's default is
 	// the configured minimum).
 	timeoutSet bool

@@ -68,3 +68,31 @@ func decimalValue(r rune) (int, bool) {
 	}
 	return int(r-start) % 10, true
 }
+
+// IntText is Python's str(int(s)) for an s that ParseInt accepts: the value
+// in plain decimal digits, however large, without the spaces, underscores,
+// leading zeros and non-ASCII digits s may hold. It returns "" for an s
+// that ParseInt refuses.
+func IntText(s string) string {
+	if _, ok := ParseInt(s); !ok {
+		return ""
+	}
+	s = strings.TrimFunc(s, IsSpace)
+	neg := s[0] == '-'
+	if s[0] == '+' || s[0] == '-' {
+		s = s[1:]
+	}
+	var digits []byte
+	for _, r := range s {
+		if d, ok := decimalValue(r); ok && (len(digits) > 0 || d != 0) {
+			digits = append(digits, byte('0'+d))
+		}
+	}
+	switch {
+	case len(digits) == 0:
+		return "0"
+	case neg:
+		return "-" + string(digits)
+	}
+	return string(digits)
+}

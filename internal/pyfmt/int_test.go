@@ -47,3 +47,13 @@ func TestParseInt_ReadsIntLikePython(t *testing.T) {
 		})
 	}
 }
+
+func TestIntText_IsPythonsStrOfInt(t *testing.T) {
+	for in, want := range map[string]string{
+		"0": "0", "-0": "0", "007": "7", " 1_000 ": "1000", "+5": "5", "١٢": "12",
+		"-9999999999999999999": "-9999999999999999999", "99999999999999999999": "99999999999999999999",
+		"1.5": "", "": "",
+	} {
+		assert.Equal(t, want, IntText(in), "%q", in)
+	}
+}
