@@ -242,6 +242,8 @@ func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
 	broken := filepath.Join(tmp, "broken.json")
 	require.NoError(t, os.WriteFile(broken, []byte("{"), 0o644))
+	dangling := filepath.Join(tmp, "dangling.json")
+	require.NoError(t, os.Symlink("/missing/dir/x.json", dangling))
 	tests := []struct {
 		name string
 		set  func(*RunOptions, string)
@@ -256,6 +258,8 @@ func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
 			`--timings-out "` + tmp + `": is a directory`},
 		{"a timings file to merge into that is broken", func(o *RunOptions, p string) { o.TimingsOut = p }, broken,
 			broken},
+		{"a dangling link into a missing directory", func(o *RunOptions, p string) { o.JSONReport = p }, dangling,
+			`--json-report "` + dangling + `": directory "/missing/dir" does not exist`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

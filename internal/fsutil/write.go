@@ -104,6 +104,11 @@ func openDescriptor(path string) (int, bool) {
 	return 0, false
 }
 
+// Target is the file WriteFile writes for path: path with the links of its
+// last element followed (the file may not exist yet, as for a dangling
+// link).
+func Target(path string) (string, error) { return resolveLinks(path) }
+
 // resolveLinks follows the links of path's last element to the name of the
 // file itself, which may not exist yet. The directories on the way need no
 // resolving: rename(2) follows them.

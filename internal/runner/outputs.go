@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
@@ -71,11 +72,14 @@ func checkOutput(o Output) error {
 	case !exists && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return fail("%v", errors.Unwrap(err))
 	}
-	target := o.Path
-	if exists {
-		if t, err := filepath.EvalSymlinks(o.Path); err == nil {
-			target = t
-		}
+	// The directory that must take the new file is the one of the file the
+	// links lead to, which a dangling link names too.
+	target, err := fsutil.Target(o.Path)
+	switch {
+	case errors.Is(err, syscall.ENOTDIR):
+		target = o.Path // a file on the way, named below
+	case err != nil:
+		return fail("%v", fsutil.StripPath(err))
 	}
 	dir := filepath.Dir(target)
 	dinfo, err := os.Stat(dir)
