@@ -7,6 +7,21 @@ import "strings"
 var differentialInputs = []string{
 	"register_cpu_ci(1, 'a')\n",
 	"register_cpu_ci(1, 'a')",
+	// Bytes literals outside the call: the quick check reads them, and
+	// leaves a bytes literal next to a str one to the scanner.
+	"x = b'ok' + b\"x\"\nregister_cpu_ci(1, 'a')\n",
+	"x = (b'a'\n     b'b' rb'c')\nregister_cpu_ci(1, 'a')\n",
+	"x = (b'a'\n     'b')\nregister_cpu_ci(1, 'a')\n",
+	"x = ('a'  # c\n     b'b')\nregister_cpu_ci(1, 'a')\n",
+	"x = 'a' \\\n  b'b'\nregister_cpu_ci(1, 'a')\n",
+	"x = f'{y}' b'b'\nregister_cpu_ci(1, 'a')\n",
+	"x = 'a'\ny = b'b'\nregister_cpu_ci(1, 'a')\n",
+	"x = ['a', b'b']\nregister_cpu_ci(1, 'a')\n",
+	"x = b'caf\u00e9'\nregister_cpu_ci(1, 'a')\n",
+	"x = b'\\xff\\q'\nregister_cpu_ci(1, 'a')\n",
+	"x = b'\\x'\nregister_cpu_ci(1, 'a')\n",
+	"x = b'''a\nb'''\nregister_cpu_ci(1, 'a')\n",
+	"x = b'a' f'{b}'\nregister_cpu_ci(1, 'a')\n",
 	"register_cpu_ci(1, 'a');register_cuda_ci(2, 'b', labels=['x'])\n",
 	"x = 1; register_cpu_ci(1, 'a');\n",
 	"if x: register_cpu_ci(1, 'a')\n",

@@ -14,8 +14,8 @@ import (
 //
 // It only ever accepts: whatever it does not handle itself (any error, a
 // carriage return, tabs or form feeds in indentation, non-ASCII text
-// outside strings and comments, bytes literals, a line that starts with a
-// continuation, very deep nesting, an over-long decimal integer) makes run
+// outside strings and comments, a bytes literal next to a str literal, a
+// line that starts with a continuation, very deep nesting, an over-long decimal integer) makes run
 // report false, and ReadCalls
 // reads the whole file with the scanner instead, which gives the exact
 // error. Strings and numbers are checked by the scanner's own functions.
@@ -226,6 +226,8 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	indents := q.indents[:1]
 	indents[0] = 0
 	pendingBlock := false // the last logical line ended with ':'
+	strKind := uint8(0)   // the last literal of the logical line: 1 str, 2 bytes
+	strEnd := 0           // where it ended
 	n := len(src)
 	i := 0
 	for i < n {
@@ -339,20 +341,35 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 						}
 						w, flags = i, 0
 					}
-					if flags&fBytes != 0 {
-						return false
+				}
+				// Adjacent literals may not mix bytes with str: a literal
+				// of the other kind than the last one, with only blanks and
+				// comments between them, is left to the scanner.
+				kind := uint8(1)
+				if flags&fBytes != 0 {
+					kind = 2
+				}
+				if strKind != 0 && strKind != kind && onlyBlanks(src[strEnd:w]) {
+					return false
+				}
+				if kind == 1 {
+					if end := quickString(src, i, flags&fFormat != 0); end >= 0 {
+						i = end
+						strKind, strEnd = kind, end
+						continue
 					}
 				}
-				if end := quickString(src, i, flags&fFormat != 0); end >= 0 {
-					i = end
-					continue
-				}
+				// Bytes literals (ASCII only) and every literal with a
+				// backslash or a replacement field are checked by the
+				// scanner, which must not compare it with a literal it
+				// did not see.
 				sc.prevString = 0
 				sc.scanString(w, i, flags)
 				if sc.err != nil || sc.bigInt != nil {
 					return false
 				}
 				i = sc.pos
+				strKind, strEnd = kind, i
 			case qDigit:
 				// A digit continues a name, or starts a number (with the
 				// '.' before it, if any).
@@ -434,6 +451,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 					continue
 				}
 				pendingBlock = endsWithColon(src, lineStart, i, commentAt, physStart)
+				strKind = 0 // the line's end is a token between literals
 				i++
 				break line
 			default:
@@ -468,4 +486,29 @@ func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, e
 		}
 	}
 	return calls, nil
+}
+
+// onlyBlanks reports whether gap, the text between two literals on one
+// logical line, holds no token: only blanks, line breaks, continuations
+// and comments.
+func onlyBlanks(gap []byte) bool {
+	for i := 0; i < len(gap); i++ {
+		switch gap[i] {
+		case ' ', '\t', '\f', '\n':
+		case '\\':
+			if i+1 >= len(gap) || gap[i+1] != '\n' {
+				return false
+			}
+			i++
+		case '#':
+			k := bytes.IndexByte(gap[i:], '\n')
+			if k < 0 {
+				return true
+			}
+			i += k
+		default:
+			return false
+		}
+	}
+	return true
 }
