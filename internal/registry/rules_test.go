@@ -336,6 +336,9 @@ func TestMentionsRegister_FindsEitherNameAnywhere(t *testing.T) {
 		"register_cregister_cuda_ci":           true, // a false start before the name
 		"register_rocm_ci(1, 's')":             false,
 		"register_cp_ci register_cud register": false,
+		"register_cpu_ci":                      true, // at the very start
+		"gister_cpu_ci":                        false,
+		"x_gister_cuda_ci rgister_cpu_ci":      false,
 		"":                                     false,
 	} {
 		assert.Equal(t, want, mentionsRegister([]byte(src)), src)
