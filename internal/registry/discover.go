@@ -52,7 +52,6 @@ import (
 //     under the implicit CPU root).
 //   - A directory that cannot be read is an error naming it (Python's glob
 //     skips it silently, which would silently drop its tests).
-//
 func Discover(root string, cfg *config.Config) ([]string, error) {
 	files, _, err := discover(root, cfg)
 	return files, err
