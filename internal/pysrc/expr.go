@@ -170,6 +170,8 @@ func (p *parser) simpleAtom() (node, bool) {
 			return node{}, false // names are rare here, keywords need care
 		}
 	case tNumber:
+	case tOp:
+		return p.simpleList()
 	case tString:
 		for k := p.i; k < len(p.toks) && p.toks[k].kind == tString; k++ {
 			if p.toks[k].flags&fFormat != 0 {
@@ -190,6 +192,45 @@ func (p *parser) simpleAtom() (node, bool) {
 	}
 	n := node{class: class, lo: p.i, hi: j}
 	p.i = j
+	return n, true
+}
+
+// simpleList reads, as simpleAtom reads an atom, a list display of simple
+// atoms ("[]", "['a', 'b']") followed by ',', ')' or ']': the labels of
+// nearly every register call. It gives what list gives; anything else
+// leaves the position unchanged.
+func (p *parser) simpleList() (node, bool) {
+	t := p.cur()
+	if t.end-t.start != 1 || p.src[t.start] != '[' {
+		return node{}, false
+	}
+	start := p.i
+	p.i++
+	n := node{class: "List"}
+	for !p.isOp("]") {
+		if t := p.cur(); t.kind == tOp {
+			p.i = start // a nested display, a star, a stray comma
+			return node{}, false
+		}
+		e, ok := p.simpleAtom()
+		if !ok || e.class != "Constant" {
+			p.i = start
+			return node{}, false
+		}
+		n.elems = append(n.elems, e)
+		if p.isOp(",") {
+			p.i++
+		} else if !p.isOp("]") {
+			p.i = start
+			return node{}, false
+		}
+	}
+	if next := p.at(p.i + 1); next.kind != tOp || next.end-next.start != 1 ||
+		p.src[next.start] != ',' && p.src[next.start] != ')' && p.src[next.start] != ']' {
+		p.i = start
+		return node{}, false
+	}
+	p.i++
 	return n, true
 }
 

@@ -1,6 +1,7 @@
 package pysrc
 
 import (
+	"bytes"
 	"math/big"
 	"strconv"
 	"strings"
@@ -42,8 +43,19 @@ func (p *parser) constant(n node) Constant {
 	case tOp:
 		return Constant{Type: Ellipsis}
 	}
-	var sb strings.Builder
 	typ := Str
+	if n.hi-n.lo == 1 {
+		// One literal with neither an escape nor a carriage return, as
+		// nearly every suite name is, reads as its text.
+		t := p.toks[n.lo]
+		if t.flags&fBytes != 0 {
+			typ = Bytes
+		}
+		if body := stringBody(p.src[t.start:t.end]); bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '\r') < 0 {
+			return Constant{Type: typ, Str: string(body)}
+		}
+	}
+	var sb strings.Builder
 	for _, t := range p.toks[n.lo:n.hi] {
 		if t.flags&fBytes != 0 {
 			typ = Bytes
@@ -55,6 +67,12 @@ func (p *parser) constant(n node) Constant {
 
 // decodeNumber converts an accepted numeric literal.
 func decodeNumber(text string) Constant {
+	if len(text) <= 18 && (len(text) == 1 || text[0] != '0') {
+		// The common small decimal integer, which int64 holds exactly.
+		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return Constant{Type: Int, Int: big.NewInt(v)}
+		}
+	}
 	text = strings.ReplaceAll(text, "_", "")
 	if last := text[len(text)-1]; last == 'j' || last == 'J' {
 		f, _ := strconv.ParseFloat(text[:len(text)-1], 64)
@@ -85,12 +103,9 @@ func decodeNumber(text string) Constant {
 	return Constant{Type: Int, Int: v}
 }
 
-// decodeString appends the value of one string literal token (prefix and
-// quotes included) to sb. Line breaks of any style read as "\n", as the
-// reference's text-mode read makes them. A surrogate escape (\ud800) is
-// kept as Python keeps it, a lone surrogate, in its 3-byte WTF-8 form (see
-// writeCode).
-func decodeString(sb *strings.Builder, lit []byte, flags uint8) {
+// stringBody returns the text between the quotes of the string literal
+// token lit (prefix and quotes included).
+func stringBody(lit []byte) []byte {
 	i := 0
 	for lit[i] != '"' && lit[i] != '\'' {
 		i++
@@ -99,7 +114,16 @@ func decodeString(sb *strings.Builder, lit []byte, flags uint8) {
 	if i+2 < len(lit) && lit[i+1] == lit[i] && lit[i+2] == lit[i] && len(lit)-i >= 6 {
 		q = 3
 	}
-	body := lit[i+q : len(lit)-q]
+	return lit[i+q : len(lit)-q]
+}
+
+// decodeString appends the value of one string literal token (prefix and
+// quotes included) to sb. Line breaks of any style read as "\n", as the
+// reference's text-mode read makes them. A surrogate escape (\ud800) is
+// kept as Python keeps it, a lone surrogate, in its 3-byte WTF-8 form (see
+// writeCode).
+func decodeString(sb *strings.Builder, lit []byte, flags uint8) {
+	body := stringBody(lit)
 	bytesLit := flags&fBytes != 0
 	raw := flags&fRaw != 0
 	for j := 0; j < len(body); {

@@ -2,6 +2,7 @@ package pysrc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 )
 
@@ -201,7 +202,8 @@ const (
 type quickScan struct {
 	sc       scanner // checks strings and numbers, and holds the brackets
 	indents  [quickMaxIndents]int
-	brackets [32]bracket
+	closers  [quickMaxBrackets]byte   // the closer each open bracket awaits
+	brackets [maxBrackets + 1]bracket // the scanner's stack
 	candBuf  [4]int
 	cands    []int // offsets of the logical lines the scanner must read
 
@@ -221,6 +223,8 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	}
 	q.sc = scanner{src: src, line: 1}
 	q.sc.stack = q.brackets[:0]
+	closers := &q.closers
+	depth := 0 // open brackets
 	q.cands = q.candBuf[:0]
 	sc := &q.sc
 	indents := q.indents[:1]
@@ -233,6 +237,9 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	for i < n {
 		// A physical line begins at i, outside brackets.
 		lineStart := i
+		for i+8 <= n && binary.LittleEndian.Uint64(src[i:]) == 0x2020202020202020 {
+			i += 8
+		}
 		for i < n && src[i] == ' ' {
 			i++
 		}
@@ -317,7 +324,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				i++
 			}
 			if i >= n {
-				if len(sc.stack) > 0 || endsWithColon(src, lineStart, n, commentAt, physStart) {
+				if depth > 0 || endsWithColon(src, lineStart, n, commentAt, physStart) {
 					return false
 				}
 				return true
@@ -364,6 +371,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				// scanner, which must not compare it with a literal it
 				// did not see.
 				sc.prevString = 0
+				sc.stack = q.brackets[:depth] // for the nesting limit
 				sc.scanString(w, i, flags)
 				if sc.err != nil || sc.bigInt != nil {
 					return false
@@ -409,21 +417,28 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				i = sc.pos
 				numEnd = i
 			case qSemicolon:
-				if topLevel && len(sc.stack) == 0 && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
+				if topLevel && depth == 0 && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
 					q.cands = append(q.cands, lineStart)
 				}
 				i++
 			case qOpen:
-				if len(sc.stack) >= quickMaxBrackets {
+				if depth >= quickMaxBrackets {
 					return false
 				}
-				sc.stack = append(sc.stack, bracket{ch: c})
+				// '(' awaits ')', the next byte; '[' and '{' await ']'
+				// and '}', two bytes on.
+				closer := c + 2
+				if c == '(' {
+					closer = ')'
+				}
+				closers[depth] = closer
+				depth++
 				i++
 			case qClose:
-				if len(sc.stack) == 0 || sc.stack[len(sc.stack)-1].ch != openerOf(c) {
+				if depth == 0 || closers[depth-1] != c {
 					return false
 				}
-				sc.stack = sc.stack[:len(sc.stack)-1]
+				depth--
 				i++
 			case qBang:
 				if i+1 >= n || src[i+1] != '=' {
@@ -445,7 +460,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				i += 2
 				physStart = i
 			case qNewline:
-				if len(sc.stack) > 0 {
+				if depth > 0 {
 					i++
 					physStart = i
 					continue
