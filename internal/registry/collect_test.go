@@ -267,3 +267,22 @@ func TestReadFile_ReadsExactBytes(t *testing.T) {
 		assert.Equal(t, content, got)
 	}
 }
+
+// Overlapping roots list a file twice; it is read while the walk goes on,
+// possibly twice, and must still count once.
+func TestCollect_OverlappingRootsCountAFileOnce(t *testing.T) {
+	useFakeReader(t)
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"tests/e2e/test_a.py":     "cpu 1 stage-b-cpu\n",
+		"tests/e2e/sub/test_b.py": "cpu 2 stage-b-cpu\n",
+	})
+	cfg := config.Default()
+	cfg.Roots = []string{"tests/e2e", "tests", "tests/e2e/sub"}
+	reg, err := Collect(dir, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tests/e2e/sub/test_b.py", "tests/e2e/test_a.py"}, reg.Files)
+	require.Len(t, reg.Registrations, 2)
+	assert.Equal(t, "tests/e2e/sub/test_b.py", reg.Registrations[0].File)
+	assert.Equal(t, "tests/e2e/test_a.py", reg.Registrations[1].File)
+}
