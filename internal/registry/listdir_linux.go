@@ -1,11 +1,11 @@
 package registry
 
 import (
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // listDir calls fn with the name and type of each entry of the directory
@@ -43,13 +43,15 @@ func listDir(dir string, buf []byte, fn func(name string, typ fs.FileMode) error
 		}
 		for rec := buf[:n]; len(rec) > 0; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16,
-			// type u8, then the NUL-terminated name.
-			const nameAt = int(unsafe.Offsetof(syscall.Dirent{}.Name))
+			// type u8, then the NUL-terminated name. Read field by
+			// field: the last record can be shorter than the struct.
+			const reclenAt, typeAt, nameAt = 16, 18, 19
 			if len(rec) < nameAt {
 				break
 			}
-			d := (*syscall.Dirent)(unsafe.Pointer(&rec[0]))
-			size := int(d.Reclen)
+			ino := binary.NativeEndian.Uint64(rec)
+			size := int(binary.NativeEndian.Uint16(rec[reclenAt:]))
+			typ := rec[typeAt]
 			if size < nameAt || size > len(rec) {
 				break
 			}
@@ -61,18 +63,18 @@ func listDir(dir string, buf []byte, fn func(name string, typ fs.FileMode) error
 				}
 			}
 			rec = rec[size:]
-			if d.Ino == 0 || string(nameBytes) == "." || string(nameBytes) == ".." {
+			if ino == 0 || string(nameBytes) == "." || string(nameBytes) == ".." {
 				continue
 			}
 			name := string(nameBytes)
-			typ, err := direntType(dir, name, d.Type)
+			mode, err := direntType(dir, name, typ)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed since it was listed, as os.ReadDir skips it
 			}
 			if err != nil {
 				return err
 			}
-			if err := fn(name, typ); err != nil {
+			if err := fn(name, mode); err != nil {
 				return err
 			}
 		}
