@@ -6,6 +6,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -86,6 +87,14 @@ func Run(root string, cfg *config.Config, regs []registry.Registration) (*Result
 			return a.Col < b.Col
 		}
 		return a.Rule < b.Rule
+	})
+	// A node that YAML aliases into two jobs is checked once per job; the
+	// same finding at the same place is reported once.
+	seen := make(map[Finding]bool, len(c.findings))
+	c.findings = slices.DeleteFunc(c.findings, func(f Finding) bool {
+		dup := seen[f]
+		seen[f] = true
+		return dup
 	})
 	res := &Result{Findings: c.findings}
 	if res.Findings == nil {

@@ -201,6 +201,32 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 		{"yaml duplicate key", func(s string) string { return s + "  unit:\n    runs-on: ubuntu-latest\n" }, []string{
 			pr + `30:3: error: the key "unit" is defined twice in one mapping (lines 9 and 30); GitHub Actions refuses the workflow [yaml]`,
 		}},
+		{"a step shared through a YAML alias is reported once", func(s string) string {
+			s = strings.Replace(s, "    steps:\n      - run: |\n          miles-ci run --hw cpu", "    steps: &unitsteps\n      - run: |\n          miles-ci run --hw cpu", 1)
+			s = strings.Replace(s, "--labels ${{ needs.policy.outputs.raw_labels }}\n  gpu:", "--labels run-ci-all\n  unit-again:\n    needs: policy\n    runs-on: ubuntu-latest\n    steps: *unitsteps\n  gpu:", 1)
+			return s
+		}, []string{
+			pr + "15:59: error: --labels does not take the policy job's raw_labels: write --labels ${{ needs.policy.outputs.raw_labels }} [policy-inputs]",
+			pr + "16:3: error: job 'unit-again' runs suite unit, which job 'unit' (.github/workflows/pr-test.yml:9) runs already; a suite has exactly one stage job [duplicate-job]",
+			pr + "16:3: error: job 'unit-again' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
+		}},
+		// Shapes GitHub Actions refuses: the rules read nothing more of the
+		// workflow, so its suites are not reported missing as well.
+		{"yaml empty", func(string) string { return "# nothing yet\n" }, []string{
+			pr + "1:1: error: the workflow is empty; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml a list", func(string) string { return "- on\n- jobs\n" }, []string{
+			pr + "1:1: error: the workflow is a list, not a mapping of keys such as on: and jobs:; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml no jobs", func(s string) string { return s[:strings.Index(s, "jobs:")] }, []string{
+			pr + "1:1: error: the workflow has no jobs: key; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml jobs a number", func(s string) string { return s[:strings.Index(s, "jobs:")] + "jobs: 5\n" }, []string{
+			pr + "4:7: error: jobs: is the scalar '5', not a mapping of job ids to jobs; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml a job a number", edit("  unit:\n    needs", "  other: 5\n  unit:\n    needs"), []string{
+			pr + "9:10: error: job 'other' is the scalar '5', not a mapping of keys such as runs-on: and steps:; GitHub Actions refuses the workflow [yaml]",
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
 // WorkflowDir is where GitHub reads a repository's workflows from; it does
@@ -80,9 +81,7 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 			findings = append(findings, Finding{Path: wf.path, Line: 1, Col: 1, Severity: Error, Rule: RuleYAML, Message: problem})
 			continue
 		}
-		if f := wf.parse(data); f != nil {
-			findings = append(findings, *f)
-		}
+		findings = append(findings, wf.parse(data)...)
 	}
 	return wfs, findings, nil
 }
@@ -102,8 +101,10 @@ func readWorkflowFile(p string) ([]byte, string) {
 	return data, ""
 }
 
-// parse reads the workflow's YAML; a syntax error is returned as a finding.
-func (wf *workflow) parse(data []byte) *Finding {
+// parse reads the workflow's YAML. A syntax error, or a document GitHub
+// Actions would refuse for its shape (no jobs mapping, a job that is not a
+// mapping), is returned as findings.
+func (wf *workflow) parse(data []byte) []Finding {
 	wf.src = data
 	wf.lineStarts = []int{0}
 	for i, c := range data {
@@ -115,32 +116,57 @@ func (wf *workflow) parse(data []byte) *Finding {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		wf.broken = true
 		line, msg := yamlErrorLine(err)
-		return &Finding{Path: wf.path, Line: line, Col: 1, Severity: Error, Rule: RuleYAML,
-			Message: "the workflow is not valid YAML: " + msg}
+		return []Finding{{Path: wf.path, Line: line, Col: 1, Severity: Error, Rule: RuleYAML,
+			Message: "the workflow is not valid YAML: " + msg}}
 	}
 	if first, dup := duplicateKey(&doc); dup != nil {
 		// GitHub refuses such a workflow ("'x' is already defined"); a
 		// reader that kept one of the two would lint a workflow that never
 		// runs, or hide a job.
 		wf.broken = true
-		return &Finding{Path: wf.path, Line: dup.Line, Col: dup.Column, Severity: Error, Rule: RuleYAML,
+		return []Finding{{Path: wf.path, Line: dup.Line, Col: dup.Column, Severity: Error, Rule: RuleYAML,
 			Message: fmt.Sprintf("the key %q is defined twice in one mapping (lines %d and %d); GitHub Actions refuses the workflow",
-				dup.Value, first.Line, dup.Line)}
+				dup.Value, first.Line, dup.Line)}}
+	}
+	// The shapes GitHub Actions requires; the other rules read only what
+	// has them.
+	refused := func(n *yaml.Node, format string, args ...any) Finding {
+		line, col := 1, 1
+		if n != nil && n.Line > 0 {
+			line, col = n.Line, n.Column
+		}
+		return Finding{Path: wf.path, Line: line, Col: col, Severity: Error, Rule: RuleYAML,
+			Message: fmt.Sprintf(format, args...) + "; GitHub Actions refuses the workflow"}
 	}
 	if len(doc.Content) == 0 {
-		return nil
+		wf.broken = true
+		return []Finding{refused(nil, "the workflow is empty")}
 	}
 	top := deref(doc.Content[0])
-	if top.Kind != yaml.MappingNode {
-		return nil
+	if top == nil || top.Kind != yaml.MappingNode {
+		wf.broken = true
+		return []Finding{refused(top, "the workflow is %s, not a mapping of keys such as on: and jobs:", describeNode(top))}
 	}
 	wf.root = top
-	if k, v := lookup(top, "jobs"); v != nil && v.Kind == yaml.MappingNode {
-		wf.jobsKey = k
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			key, body := v.Content[i], deref(v.Content[i+1])
-			wf.jobs = append(wf.jobs, &job{wf: wf, id: key.Value, key: key, body: body})
+	k, v := lookup(top, "jobs")
+	switch {
+	case k == nil:
+		wf.broken = true
+		return []Finding{refused(top, "the workflow has no jobs: key")}
+	case v == nil || v.Kind != yaml.MappingNode:
+		wf.broken = true
+		return []Finding{refused(v, "jobs: is %s, not a mapping of job ids to jobs", describeNode(v))}
+	}
+	wf.jobsKey = k
+	var findings []Finding
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		key, body := v.Content[i], deref(v.Content[i+1])
+		if body == nil || body.Kind != yaml.MappingNode {
+			findings = append(findings, refused(body, "job %s is %s, not a mapping of keys such as runs-on: and steps:",
+				pyfmt.Repr(key.Value), describeNode(body)))
+			continue
 		}
+		wf.jobs = append(wf.jobs, &job{wf: wf, id: key.Value, key: key, body: body})
 	}
 	// GitHub reads the trigger key as the string "on" (yaml.v3 does not
 	// turn it into a boolean, as YAML 1.1 readers do).
@@ -153,7 +179,25 @@ func (wf *workflow) parse(data []byte) *Finding {
 			}
 		}
 	}
-	return nil
+	return findings
+}
+
+// describeNode names what a node is, for a message: "the number 5",
+// "a list", "empty".
+func describeNode(n *yaml.Node) string {
+	switch {
+	case n == nil:
+		return "empty"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
+		return "empty"
+	case n.Kind == yaml.ScalarNode:
+		return "the scalar " + pyfmt.Repr(n.Value)
+	}
+	return "not a mapping"
 }
 
 // duplicateKey returns the two key nodes of the first mapping (in document
