@@ -270,9 +270,23 @@ func Parse(data []byte) (*Report, error) {
 		if err := checkStatus(f.Status); err != nil {
 			return nil, fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
 		}
+		// Counts and times a run never writes would come out of a merge
+		// or a timings file as nonsense (a negative total, a file that
+		// shards as free).
+		switch {
+		case f.Attempts < 0:
+			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d; expected a count of at least 0`, i, f.File, f.Attempts)
+		case len(f.AttemptsDetail) > f.Attempts:
+			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d but lists %d in "attempts_detail"`, i, f.File, f.Attempts, len(f.AttemptsDetail))
+		case f.Elapsed < 0:
+			return nil, fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, at least 0`, i, f.File, f.Elapsed)
+		}
 		for j, a := range f.AttemptsDetail {
 			if err := checkStatus(a.Status); err != nil {
 				return nil, fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
+			}
+			if a.Elapsed < 0 {
+				return nil, fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, at least 0`, i, f.File, j+1, a.Elapsed)
 			}
 		}
 	}

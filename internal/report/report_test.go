@@ -98,6 +98,10 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		{"bad status", write("status.json", strings.Replace(good, `"PASS"`, `"OK"`, 1)), `read report "DIR/status.json": files[0] ("a.py") has status "OK"; expected one of PASS, FAIL, TIMEOUT, NOT RUN, INTERRUPTED`},
 		{"bad est_time", write("est.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "est_time": "1"`, 1)), `read report "DIR/est.json": est_time is "1"; expected a number`},
 		{"no file name", write("noname.json", strings.Replace(good, `"a.py"`, `""`, 1)), `read report "DIR/noname.json": files[0] has no "file"`},
+		{"negative attempts", write("neg.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "attempts": -3`, 1)), `read report "DIR/neg.json": files[0] ("a.py") has "attempts" -3; expected a count of at least 0`},
+		{"more attempts listed than counted", write("detail.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "attempts": 1, "attempts_detail": [{"attempt": 1, "status": "FAIL"}, {"attempt": 2, "status": "PASS"}]`, 1)), `read report "DIR/detail.json": files[0] ("a.py") has "attempts" 1 but lists 2 in "attempts_detail"`},
+		{"negative elapsed", write("elapsed.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "elapsed": -1.5`, 1)), `read report "DIR/elapsed.json": files[0] ("a.py") has "elapsed" -1.5; expected seconds, at least 0`},
+		{"negative attempt elapsed", write("aelapsed.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "attempts": 1, "attempts_detail": [{"attempt": 1, "status": "PASS", "elapsed": -2}]`, 1)), `read report "DIR/aelapsed.json": files[0] ("a.py") attempt 1 has "elapsed" -2; expected seconds, at least 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
