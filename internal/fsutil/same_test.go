@@ -15,6 +15,9 @@ func TestSameOutput(t *testing.T) {
 	require.NoError(t, os.Mkdir("sub", 0o755))
 	require.NoError(t, os.WriteFile("r.json", nil, 0o644))
 	require.NoError(t, os.Symlink("r.json", "link.json"))
+	require.NoError(t, os.Symlink("later.json", "dangling.json"))
+	require.NoError(t, os.Symlink("dangling.json", "chain.json"))
+	require.NoError(t, os.Symlink("sub/other.json", "elsewhere.json"))
 	for _, tc := range []struct {
 		a, b string
 		want bool
@@ -27,6 +30,9 @@ func TestSameOutput(t *testing.T) {
 		{"r.json", "sub/r.json", false},
 		{"a.json", "b.json", false},
 		{"/dev/null", "/dev/null", false},
+		{"later.json", "dangling.json", true}, // the link creates later.json
+		{"chain.json", "later.json", true},
+		{"dangling.json", "elsewhere.json", false},
 	} {
 		assert.Equal(t, tc.want, SameOutput(tc.a, tc.b), "%s vs %s", tc.a, tc.b)
 	}
