@@ -6,9 +6,12 @@ import (
 )
 
 // SameOutput reports whether writing to a and then to b would overwrite
-// the first file with the second: the paths are the same once made
-// absolute and cleaned, or both exist and are one file (a link and its
-// target), or links lead them to one path where no file is yet. Devices and FIFOs (/dev/null, /dev/stdout) are never the same
+// the first file with the second. Two existing files are the same output
+// when they are one file (a path and a link to it); otherwise a and b are
+// compared as the file a write would create: the links of the last element
+// followed (a dangling link leads to where the file will be), the
+// directories on the way resolved with their links and "..", the result
+// absolute. Devices and FIFOs (/dev/null, /dev/stdout) are never the same
 // output: each write reaches the reader or the bin in turn.
 func SameOutput(a, b string) bool {
 	sa, errA := os.Stat(a)
@@ -16,23 +19,26 @@ func SameOutput(a, b string) bool {
 	if errA == nil && !sa.Mode().IsRegular() || errB == nil && !sb.Mode().IsRegular() {
 		return false
 	}
-	if errA == nil && errB == nil && os.SameFile(sa, sb) {
-		return true
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
 	}
-	if sameAbs(a, b) {
-		return true
-	}
-	// A link to a file not written yet (a dangling link) leads where the
-	// write creates the file: another output's path is the same output.
-	ta, errA := Target(a)
-	tb, errB := Target(b)
-	return errA == nil && errB == nil && sameAbs(ta, tb)
+	pa, okA := createdPath(a)
+	pb, okB := createdPath(b)
+	return okA && okB && pa == pb
 }
 
-// sameAbs reports whether a and b are one path once made absolute and
-// cleaned.
-func sameAbs(a, b string) bool {
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	return errA == nil && errB == nil && absA == absB
+// createdPath is the absolute path of the file a write to p creates, its
+// directory resolved as the system resolves it (links, then ".."): a
+// directory reached through a link is the same directory.
+func createdPath(p string) (string, bool) {
+	t, err := Target(p)
+	if err != nil {
+		t = p
+	}
+	dir, base := ParentDir(t), filepath.Base(t)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, base))
+	return abs, err == nil
 }

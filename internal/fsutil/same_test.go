@@ -18,6 +18,10 @@ func TestSameOutput(t *testing.T) {
 	require.NoError(t, os.Symlink("later.json", "dangling.json"))
 	require.NoError(t, os.Symlink("dangling.json", "chain.json"))
 	require.NoError(t, os.Symlink("sub/other.json", "elsewhere.json"))
+	require.NoError(t, os.Mkdir(filepath.Join("sub", "deep"), 0o755))
+	require.NoError(t, os.Symlink("sub", "dirlink"))
+	require.NoError(t, os.Symlink(filepath.Join("sub", "deep"), "deeplink"))
+	require.NoError(t, os.Symlink(filepath.Join("dirlink", "zz.json"), "viadir.json"))
 	for _, tc := range []struct {
 		a, b string
 		want bool
@@ -33,6 +37,12 @@ func TestSameOutput(t *testing.T) {
 		{"later.json", "dangling.json", true}, // the link creates later.json
 		{"chain.json", "later.json", true},
 		{"dangling.json", "elsewhere.json", false},
+		// Directories reached through links are the same directories, and
+		// ".." leaves the directory a link leads to, as the system has it.
+		{"dirlink/a.json", "sub/a.json", true},
+		{"viadir.json", "sub/zz.json", true},
+		{"deeplink/../a.json", "sub/a.json", true},
+		{"deeplink/../a.json", "a.json", false},
 	} {
 		assert.Equal(t, tc.want, SameOutput(tc.a, tc.b), "%s vs %s", tc.a, tc.b)
 	}

@@ -126,11 +126,27 @@ func resolveLinks(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(path), link)
+			link = ParentDir(path) + string(filepath.Separator) + link
 		}
 		path = link
 	}
 	return "", &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+}
+
+// ParentDir is the directory that path names its last element in, as the
+// system reads it: the text before the last separator, not cleaned
+// ("." when there is none). filepath.Dir cleans, and cleaning reads
+// "link/../x" as "x" where the system goes to link's target and then to its
+// parent.
+func ParentDir(path string) string {
+	i := strings.LastIndexByte(path, filepath.Separator)
+	switch {
+	case i < 0:
+		return "."
+	case i == 0:
+		return string(filepath.Separator)
+	}
+	return path[:i]
 }
 
 // replace writes data to a new file beside target and renames it over
@@ -167,14 +183,12 @@ func replace(target string, data []byte, old fs.FileInfo) (err error) {
 // kernel reduces by the umask: os.CreateTemp would make it 0600 and the
 // umask cannot be read without changing it.
 func createTemp(target string) (*os.File, error) {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := ParentDir(target), filepath.Base(target)
 	for i := 0; ; i++ {
 		var b [6]byte
 		rand.Read(b[:])
-		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(b[:])+".tmp")
+		// Not filepath.Join, which would clean "link/.." away.
+		name := dir + string(filepath.Separator) + "." + base + "." + hex.EncodeToString(b[:]) + ".tmp"
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) && i < 100 {
 			continue

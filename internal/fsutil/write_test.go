@@ -275,3 +275,31 @@ func TestWriteFile_ADescriptorNameWritesThroughTheOpenDescriptor(t *testing.T) {
 		assert.True(t, os.SameFile(before, after), "%s: the log must not be replaced", path)
 	}
 }
+
+// "link/.." is the parent of the link's target, as the system reads the
+// path, not the directory the text "link/.." cleans to. (The paths are
+// written out: filepath.Join would clean them.)
+func TestWriteFile_DotDotAfterALinkIsWhereTheSystemGoes(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.MkdirAll(filepath.Join("real", "deep"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join("real", "deep"), "deeplink"))
+	require.NoError(t, os.Symlink("out.json", filepath.Join("real", "rel.json")))
+
+	require.NoError(t, WriteFile("deeplink/../r.json", []byte("a")))
+	got, err := os.ReadFile(filepath.Join("real", "r.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "a", string(got))
+	assert.NoFileExists(t, "r.json")
+
+	// A relative link reached that way points from its own directory.
+	require.NoError(t, WriteFile("deeplink/../rel.json", []byte("b")))
+	got, err = os.ReadFile(filepath.Join("real", "out.json"))
+	require.NoError(t, err)
+	assert.Equal(t, "b", string(got))
+	assert.NoFileExists(t, "out.json")
+
+	entries, err := os.ReadDir(".")
+	require.NoError(t, err)
+	assert.Len(t, entries, 2, "no temporary file left beside the working directory")
+}

@@ -224,6 +224,18 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 		{"yaml jobs a number", func(s string) string { return s[:strings.Index(s, "jobs:")] + "jobs: 5\n" }, []string{
 			pr + "4:7: error: jobs: is the scalar '5', not a mapping of job ids to jobs; GitHub Actions refuses the workflow [yaml]",
 		}},
+		{"yaml only a document marker", func(string) string { return "# c\n---\n# d\n" }, []string{
+			pr + "1:1: error: the workflow is empty; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml no job", func(s string) string { return s[:strings.Index(s, "jobs:")] + "jobs: {}\n" }, []string{
+			pr + "4:7: error: jobs: holds no job; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml no trigger", func(s string) string { return s[strings.Index(s, "jobs:"):] }, []string{
+			pr + "1:1: error: the workflow has no on: key, so no event triggers it; GitHub Actions refuses the workflow [yaml]",
+		}},
+		{"yaml a long scalar job", edit("  unit:\n    needs", "  other: "+strings.Repeat("x", 300)+"\n  unit:\n    needs"), []string{
+			pr + "9:10: error: job 'other' is the scalar '" + strings.Repeat("x", 40) + "'…, not a mapping of keys such as runs-on: and steps:; GitHub Actions refuses the workflow [yaml]",
+		}},
 		{"yaml a job a number", edit("  unit:\n    needs", "  other: 5\n  unit:\n    needs"), []string{
 			pr + "9:10: error: job 'other' is the scalar '5', not a mapping of keys such as runs-on: and steps:; GitHub Actions refuses the workflow [yaml]",
 		}},

@@ -132,7 +132,8 @@ func (wf *workflow) parse(data []byte) []Finding {
 	// has them.
 	refused := func(n *yaml.Node, format string, args ...any) Finding {
 		line, col := 1, 1
-		if n != nil && n.Line > 0 {
+		if n != nil && n.Line > 0 && n.Line <= len(wf.lineStarts) {
+			// yaml.v3 places an empty document's node past the end.
 			line, col = n.Line, n.Column
 		}
 		return Finding{Path: wf.path, Line: line, Col: col, Severity: Error, Rule: RuleYAML,
@@ -143,7 +144,11 @@ func (wf *workflow) parse(data []byte) []Finding {
 		return []Finding{refused(nil, "the workflow is empty")}
 	}
 	top := deref(doc.Content[0])
-	if top == nil || top.Kind != yaml.MappingNode {
+	switch {
+	case isNull(top):
+		wf.broken = true
+		return []Finding{refused(nil, "the workflow is empty")}
+	case top.Kind != yaml.MappingNode:
 		wf.broken = true
 		return []Finding{refused(top, "the workflow is %s, not a mapping of keys such as on: and jobs:", describeNode(top))}
 	}
@@ -156,9 +161,16 @@ func (wf *workflow) parse(data []byte) []Finding {
 	case v == nil || v.Kind != yaml.MappingNode:
 		wf.broken = true
 		return []Finding{refused(v, "jobs: is %s, not a mapping of job ids to jobs", describeNode(v))}
+	case len(v.Content) == 0:
+		wf.broken = true
+		return []Finding{refused(v, "jobs: holds no job")}
+	}
+	var findings []Finding
+	if onKey, _ := lookup(top, "on"); onKey == nil {
+		// Its jobs are still checked: they say what the workflow would run.
+		findings = append(findings, refused(top, "the workflow has no on: key, so no event triggers it"))
 	}
 	wf.jobsKey = k
-	var findings []Finding
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		key, body := v.Content[i], deref(v.Content[i+1])
 		if body == nil || body.Kind != yaml.MappingNode {
@@ -182,22 +194,29 @@ func (wf *workflow) parse(data []byte) []Finding {
 	return findings
 }
 
-// describeNode names what a node is, for a message: "the number 5",
-// "a list", "empty".
+// describeNode names what a node is, for a message: "the scalar '5'",
+// "a list", "empty". A long scalar is cut to its start.
 func describeNode(n *yaml.Node) string {
 	switch {
-	case n == nil:
+	case isNull(n):
 		return "empty"
 	case n.Kind == yaml.SequenceNode:
 		return "a list"
 	case n.Kind == yaml.MappingNode:
 		return "a mapping"
-	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		return "empty"
 	case n.Kind == yaml.ScalarNode:
-		return "the scalar " + pyfmt.Repr(n.Value)
+		v := n.Value
+		if r := []rune(v); len(r) > 40 {
+			return "the scalar " + pyfmt.Repr(string(r[:40])) + "…"
+		}
+		return "the scalar " + pyfmt.Repr(v)
 	}
 	return "not a mapping"
+}
+
+// isNull reports whether n is missing or YAML's null (an empty value, ~).
+func isNull(n *yaml.Node) bool {
+	return n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 
 // duplicateKey returns the two key nodes of the first mapping (in document

@@ -262,6 +262,9 @@ func Parse(data []byte) (*Report, error) {
 	case r.Files == nil:
 		return nil, errors.New(`no "files"`)
 	}
+	if !validSeconds(r.Elapsed) {
+		return nil, fmt.Errorf(`"elapsed" is %g; expected seconds, from 0 to %g`, r.Elapsed, maxSeconds)
+	}
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.File == "" {
@@ -274,24 +277,34 @@ func Parse(data []byte) (*Report, error) {
 		// or a timings file as nonsense (a negative total, a file that
 		// shards as free).
 		switch {
-		case f.Attempts < 0:
-			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d; expected a count of at least 0`, i, f.File, f.Attempts)
+		case f.Attempts < 0 || f.Attempts > maxAttempts:
+			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d; expected a count from 0 to %d`, i, f.File, f.Attempts, maxAttempts)
 		case len(f.AttemptsDetail) > f.Attempts:
-			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d but lists %d in "attempts_detail"`, i, f.File, f.Attempts, len(f.AttemptsDetail))
-		case f.Elapsed < 0:
-			return nil, fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, at least 0`, i, f.File, f.Elapsed)
+			return nil, fmt.Errorf(`files[%d] (%q) lists %d attempts in "attempts_detail" but "attempts" is %d (or missing)`, i, f.File, len(f.AttemptsDetail), f.Attempts)
+		case !validSeconds(f.Elapsed):
+			return nil, fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, f.Elapsed, maxSeconds)
 		}
 		for j, a := range f.AttemptsDetail {
 			if err := checkStatus(a.Status); err != nil {
 				return nil, fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
 			}
-			if a.Elapsed < 0 {
-				return nil, fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, at least 0`, i, f.File, j+1, a.Elapsed)
+			if !validSeconds(a.Elapsed) {
+				return nil, fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, j+1, a.Elapsed, maxSeconds)
 			}
 		}
 	}
 	return &r, nil
 }
+
+// The bounds of a report's counts and times: far beyond any run, and small
+// enough that merging any number of reports neither overflows an int nor
+// reaches infinity, which JSON cannot write.
+const (
+	maxAttempts = 1_000_000
+	maxSeconds  = 1e12
+)
+
+func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }
 
 func checkStatus(s Status) error {
 	for _, ok := range statuses {

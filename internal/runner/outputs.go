@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/radixark/miles-ci/internal/fsutil"
@@ -81,7 +80,7 @@ func checkOutput(o Output) error {
 	case err != nil:
 		return fail("%v", fsutil.StripPath(err))
 	}
-	dir := filepath.Dir(target)
+	dir := fsutil.ParentDir(target)
 	dinfo, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
