@@ -110,9 +110,10 @@ func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, 
 }
 
 // walker reads the directories below the roots, one after the other: a
-// directory is listed in a few microseconds, and the goroutine per
-// directory this walk once had cost more in stacks and wake-ups than it
-// gained, even on 2,000 directories.
+// directory is listed in a few microseconds. The goroutine per directory
+// this walk once had cost Miles's 77 directories more in stacks and
+// wake-ups than it gained, and made no difference beyond the noise on a
+// generated tree of 2,000.
 type walker struct {
 	fsRoot      string
 	pattern     string
