@@ -16,10 +16,9 @@ import (
 // It only ever accepts: whatever it does not handle itself (any error, a
 // carriage return, tabs or form feeds in indentation, non-ASCII text
 // outside strings and comments, a bytes literal next to a str literal, a
-// line that starts with a continuation, very deep nesting, an over-long decimal integer) makes run
-// report false, and ReadCalls
-// reads the whole file with the scanner instead, which gives the exact
-// error. Strings and numbers are checked by the scanner's own functions.
+// line that starts with a continuation, very deep nesting, an over-long
+// decimal integer) makes run report false, and ReadCalls reads the whole
+// file with the scanner instead, which gives the exact error. Strings and numbers are checked by the scanner's own functions.
 
 // quickClass sorts the bytes the quick check dispatches on.
 type quickClass uint8
@@ -230,7 +229,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	indents := q.indents[:1]
 	indents[0] = 0
 	pendingBlock := false // the last logical line ended with ':'
-	strKind := uint8(0)   // the last literal of the logical line: 1 str, 2 bytes
+	strKind := uint8(0)   // the literalKind of the logical line's last literal, 0 for none
 	strEnd := 0           // where it ended
 	n := len(src)
 	i := 0
@@ -352,10 +351,7 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				// Adjacent literals may not mix bytes with str: a literal
 				// of the other kind than the last one, with only blanks and
 				// comments between them, is left to the scanner.
-				kind := uint8(1)
-				if flags&fBytes != 0 {
-					kind = 2
-				}
+				kind := literalKind(flags)
 				if strKind != 0 && strKind != kind && onlyBlanks(src[strEnd:w]) {
 					return false
 				}

@@ -146,15 +146,22 @@ func (s *scanner) scanString(start, q int, flags uint8) token {
 // literals may not mix bytes with str.
 func (s *scanner) stringToken(start, end int, flags uint8, line int32) token {
 	s.pos = end
-	kind := uint8(1)
-	if flags&fBytes != 0 {
-		kind = 2
-	}
+	kind := literalKind(flags)
 	if s.prevString != 0 && s.prevString != kind {
 		return s.fail(ErrLiteral, s.line, "cannot mix bytes and nonbytes literals")
 	}
 	s.prevString = kind
 	return token{kind: tString, flags: flags, start: int32(start), end: int32(end), line: line}
+}
+
+// literalKind is the kind of a string literal for the rule that adjacent
+// literals may not mix bytes with str: 1 for str (f-strings included), 2
+// for bytes.
+func literalKind(flags uint8) uint8 {
+	if flags&fBytes != 0 {
+		return 2
+	}
+	return 1
 }
 
 // piece is the part of a string literal that CPython decodes as one unit:
