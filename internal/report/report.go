@@ -297,7 +297,7 @@ func Parse(data []byte) (*Report, error) {
 }
 
 // The bounds of a report's counts and times: far beyond any run, and small
-// enough that merging any number of reports neither overflows an int nor
+// enough that merging millions of reports neither overflows an int nor
 // reaches infinity, which JSON cannot write.
 const (
 	maxAttempts = 1_000_000
