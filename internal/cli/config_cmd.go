@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // ConfigOptions holds the flags of `miles-ci config`.
@@ -45,6 +45,6 @@ func configRun(_ context.Context, f *Factory, opts *ConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, plan.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource())
+	_, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, textfmt.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource())
 	return err
 }

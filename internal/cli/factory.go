@@ -82,12 +82,19 @@ func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	reg, err := f.Registry(cfg)
+	return cfg, reg, err
+}
+
+// Registry collects the registry of the chosen root under cfg, with
+// Collect's rule for a root below which no discovery root exists.
+func (f *Factory) Registry(cfg *config.Config) (*registry.Registry, error) {
 	reg, err := registry.Collect(f.Root, cfg)
 	if err != nil {
-		return cfg, nil, err
+		return nil, err
 	}
 	if len(reg.Files) == 0 {
-		return cfg, reg, registry.CheckRoots(f.Root, cfg.Roots)
+		return reg, registry.CheckRoots(f.Root, cfg.Roots)
 	}
-	return cfg, reg, nil
+	return reg, nil
 }

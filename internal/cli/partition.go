@@ -11,7 +11,8 @@ import (
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/stage"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // PartitionOptions holds the flags of `miles-ci partition`.
@@ -95,15 +96,15 @@ func (o *PartitionOptions) validate() error {
 }
 
 func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
-	size, id := stage.SuiteShards, stage.AllShards
+	in := suite.Inputs{Shards: suite.SuiteShards, ID: suite.AllShards}
 	if opts.SizeSet {
-		size = opts.Size
+		in.Shards = opts.Size
 	}
 	if opts.IDSet {
-		id = opts.ID
+		in.ID = opts.ID
 	}
-	sel, err := selectStage(f, opts.request(size, id))
-	var idErr *stage.IDError
+	p, err := opts.selectSuite(f, in, "", nil)
+	var idErr *suite.IDError
 	if errors.As(err, &idErr) {
 		// The message names --id; say it as the user spelled it.
 		return usageErrorf("%s%s", opts.id.Name(), strings.TrimPrefix(idErr.Error(), "--id"))
@@ -111,20 +112,19 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	if err != nil {
 		return err
 	}
-	if sel.Dropped != "" {
-		fmt.Fprintln(f.ErrOut, "note: "+sel.Dropped)
+	if p.Dropped != "" {
+		fmt.Fprintln(f.ErrOut, "note: "+p.Dropped)
 	}
-	v := sel.View()
 	switch {
 	case opts.JSON:
-		return v.WriteJSON(f.Out)
-	case opts.IDSet && v.NoTests():
+		return view.PartitionJSON(f.Out, p)
+	case opts.IDSet && len(p.Tests) == 0:
 		fmt.Fprintf(f.ErrOut, "note: shard %d of %s (%d shards) has no test to run; exit status %d\n",
-			opts.ID, opts.Suite, sel.Size, exitEmptyShard)
+			opts.ID, opts.Suite, p.Size, exitEmptyShard)
 		return &ExitError{Code: exitEmptyShard}
 	case opts.IDSet:
-		return v.WriteFiles(f.Out)
+		return view.PartitionFiles(f.Out, p)
 	default:
-		return v.WriteText(f.Out)
+		return view.Partition(f.Out, p)
 	}
 }

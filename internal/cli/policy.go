@@ -5,17 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/prune"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
-	"github.com/radixark/miles-ci/internal/selection"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // The environment variables of the workflow contract (SPEC §3.2).
@@ -46,11 +48,11 @@ type PolicyOptions struct {
 	Explain bool
 
 	// Config loads the configuration and Collect collects the registry
-	// (only a pull request with a usable diff reads it); ReadFile reads the
-	// changed-file diff. Nil ones are the Factory's and selection.ReadDiffBytes; tests
-	// replace them.
+	// under it (only a pull request with a usable diff reads it); ReadFile
+	// reads the changed-file diff. Nil ones are the Factory's and
+	// readDiffFile; tests replace them.
 	Config   func() (*config.Config, error)
-	Collect  func() (*config.Config, *registry.Registry, error)
+	Collect  func(*config.Config) (*registry.Registry, error)
 	ReadFile func(string) ([]byte, error)
 }
 
@@ -146,7 +148,10 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		opts.Config = f.Config
 	}
 	if opts.Collect == nil {
-		opts.Collect = f.Collect
+		opts.Collect = f.Registry
+	}
+	if opts.ReadFile == nil {
+		opts.ReadFile = readDiffFile
 	}
 	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
@@ -171,13 +176,21 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		return policyError(f.ErrOut, err)
 	}
 
-	// Stage selection runs for every pull request, whatever decided the
+	// Stage pruning runs for every pull request, whatever decided the
 	// cadence; the registry is read only when the diff can be trusted.
-	d, err := selection.Decide(cfg, wf, event,
-		selection.Diff{Path: getInput(f, opts.ChangedFiles, envChangedFiles), Env: envChangedFiles, Read: opts.ReadFile}, opts.Collect)
-	if err != nil {
-		return policyError(f.ErrOut, err)
+	var diff prune.Diff
+	if event == policy.EventPullRequest {
+		diff = readDiff(opts.ReadFile, getInput(f, opts.ChangedFiles, envChangedFiles))
 	}
+	var regs []registry.Registration
+	if prune.NeedsRegistry(event, diff) {
+		reg, err := opts.Collect(cfg)
+		if err != nil {
+			return policyError(f.ErrOut, err)
+		}
+		regs = reg.Registrations
+	}
+	d := prune.Decide(cfg, wf, event, diff, regs)
 	sel := d.Result
 
 	rawLabels := strings.Join(wf.RawLabels, " ")
@@ -197,10 +210,10 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	for _, w := range wf.Warnings {
 		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
 	}
-	view := &plan.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: d.Pruning,
+	pv := &view.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: d.Pruning,
 		PullRequest: event == policy.EventPullRequest, Paths: d.Paths, DiffEnv: envChangedFiles}
 	if opts.JSON {
-		return view.WriteJSON(f.Out)
+		return pv.WriteJSON(f.Out)
 	}
 	if d.Unusable {
 		fmt.Fprintln(f.Out, msgNoDiff)
@@ -209,7 +222,43 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	fmt.Fprintf(f.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
 		wf.Cadence, rawLabels, bypass, skipped)
 	if opts.Explain {
-		return view.WriteExplanation(f.Out)
+		return pv.WriteExplanation(f.Out)
 	}
 	return nil
+}
+
+// maxDiffSize caps the diff file policy reads. A path and its status take
+// some tens of bytes, so 8 MiB holds well over 100,000 changed files; a
+// larger diff is unusable (pruning fails open) rather than a step that
+// runs out of memory parsing it.
+const maxDiffSize = 8 << 20
+
+// readDiffFile reads the diff only when it is a regular file of at most
+// maxDiffSize bytes: a FIFO would hang the step and /dev/zero exhaust its
+// memory.
+func readDiffFile(path string) ([]byte, error) {
+	return fsutil.ReadRegular(path, maxDiffSize)
+}
+
+// readDiff reads the changed-file diff at path with read; when it cannot
+// be used, the Diff says why, with the operating system's reason for a
+// file that cannot be read.
+func readDiff(read func(string) ([]byte, error), path string) prune.Diff {
+	if path == "" {
+		return prune.Diff{Unusable: envChangedFiles + " is not set"}
+	}
+	data, err := read(path)
+	if err != nil {
+		var notRegular *fsutil.NotRegularError
+		var tooLarge *fsutil.TooLargeError
+		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
+			return prune.Diff{Unusable: path + " " + err.Error()}
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return prune.Diff{Unusable: fmt.Sprintf("cannot read %s: %v", path, err)}
+	}
+	return prune.DiffOf(data)
 }

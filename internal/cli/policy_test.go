@@ -18,7 +18,6 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
-	"github.com/radixark/miles-ci/internal/selection"
 )
 
 // policyRegistry is a small registry shaped like Miles: one labeled test in
@@ -61,16 +60,16 @@ type policyHarness struct {
 func (h *policyHarness) options() *PolicyOptions {
 	return &PolicyOptions{
 		Config: func() (*config.Config, error) { return config.Default(), nil },
-		Collect: func() (*config.Config, *registry.Registry, error) {
+		Collect: func(*config.Config) (*registry.Registry, error) {
 			h.collected = true
 			if h.regErr != nil {
-				return config.Default(), nil, h.regErr
+				return nil, h.regErr
 			}
 			reg := h.reg
 			if reg == nil {
 				reg = policyRegistry()
 			}
-			return config.Default(), reg, nil
+			return reg, nil
 		},
 		ReadFile: func(name string) ([]byte, error) {
 			if s, ok := h.files[name]; ok {
@@ -411,7 +410,7 @@ func TestMain_PolicyMissingEventExitsOne(t *testing.T) {
 }
 
 // The diff is read only when it is a regular file of at most
-// selection.MaxDiffSize bytes. A FIFO (refused at once, never waited on),
+// maxDiffSize bytes. A FIFO (refused at once, never waited on),
 // a link to /dev/zero or a diff too large makes it unusable: nothing is
 // skipped, and --explain says why.
 func TestMain_PolicyDiffThatIsNotASmallRegularFileFailsOpen(t *testing.T) {
@@ -423,7 +422,7 @@ func TestMain_PolicyDiffThatIsNotASmallRegularFileFailsOpen(t *testing.T) {
 	zero := filepath.Join(dir, "zero")
 	require.NoError(t, os.Symlink("/dev/zero", zero))
 	big := filepath.Join(dir, "big")
-	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat(docsDiff, selection.MaxDiffSize/len(docsDiff)+1)), 0o644))
+	require.NoError(t, os.WriteFile(big, []byte(strings.Repeat(docsDiff, maxDiffSize/len(docsDiff)+1)), 0o644))
 	for path, why := range map[string]string{
 		fifo: fifo + " is a FIFO, not a regular file",
 		zero: zero + " is a character device, not a regular file",

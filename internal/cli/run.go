@@ -9,8 +9,9 @@ import (
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
-	"github.com/radixark/miles-ci/internal/stage"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // NewCmdRun builds `miles-ci run`, the replacement of tests/ci/run_suite.py:
@@ -113,40 +114,29 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.File != "" {
 		return runFile(ctx, f, opts)
 	}
-	shards, id := 0, stage.AllShards
+	in := suite.Inputs{ID: suite.AllShards, ContinueOnError: opts.ContinueOnError}
 	if opts.PartitionSet {
-		shards, id = opts.PartitionSize, opts.PartitionID
+		in.Shards, in.ID = opts.PartitionSize, opts.PartitionID
 	}
-	sel, err := selectStage(f, opts.request(shards, id))
-	if sel == nil {
-		return err
-	}
+	var showPolicy func(policy.Policy) error
 	if !opts.JSON {
-		// The Python runner prints this line before it checks the suite.
-		if _, err := fmt.Fprintln(f.Out, plan.PolicyLine(sel.Policy)); err != nil {
+		showPolicy = func(pol policy.Policy) error {
+			_, err := fmt.Fprintln(f.Out, view.PolicyLine(pol))
 			return err
 		}
 	}
+	p, err := opts.selectSuite(f, in, opts.RerunFailed, showPolicy)
 	if err != nil {
 		return err
 	}
-
-	p := sel.Plan(opts.ContinueOnError)
-
-	if opts.RerunFailed != "" {
-		if err := stage.RestrictToRerun(p, opts.RerunFailed); err != nil {
-			return err
-		}
-	}
-
 	if opts.JSON {
-		return p.WriteJSON(f.Out)
+		return view.PlanJSON(f.Out, p)
 	}
-	if err := p.WriteText(f.Out); err != nil {
+	if err := view.Plan(f.Out, p); err != nil {
 		return err
 	}
-	if len(p.Enabled) == 0 {
-		_, err := fmt.Fprintln(f.Out, plan.NoTestsLine)
+	if len(p.Tests) == 0 {
+		_, err := fmt.Fprintln(f.Out, view.NoTestsLine)
 		return err
 	}
 	if opts.ListOnly {

@@ -6,8 +6,8 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/suiterun"
 )
 
@@ -32,7 +32,7 @@ func interruptedStatus(ctx context.Context) int {
 // printed; see package suiterun) and returns nil when every file passed, an
 // *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
 // suite, 128 + the signal after an interrupt.
-func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *plan.Plan) error {
+func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

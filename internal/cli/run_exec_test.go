@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 // execFactory is a Factory over a repository root with buffers and the
@@ -54,8 +54,8 @@ func gpuRegs(names ...string) []registry.Registration {
 
 // testPlan is a planned suite of the given registrations under the default
 // policy.
-func testPlan(backend config.Backend, continueOnError bool, regs []registry.Registration) *plan.Plan {
-	return &plan.Plan{Backend: backend, Suite: "s", ContinueOnError: continueOnError, Enabled: regs}
+func testPlan(backend config.Backend, continueOnError bool, regs []registry.Registration) *suite.Plan {
+	return &suite.Plan{Backend: backend, Suite: config.Suite{Name: "s"}, ContinueOnError: continueOnError, Enabled: regs, Tests: regs}
 }
 
 func execOptions() *RunOptions {

@@ -7,9 +7,9 @@ import (
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/filerun"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/runner"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 // validateFile checks the flags of `run --file`: the file is the whole
@@ -51,7 +51,7 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err != nil {
 		return reportCollectError(f, err)
 	}
-	fp, err := filerun.Select(cfg, reg.Registrations, opts.File)
+	fp, err := filerun.Find(cfg, reg.Registrations, opts.File)
 	if err != nil {
 		return err
 	}
@@ -70,5 +70,6 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, &plan.Plan{Backend: r.Backend, Suite: r.Suite, Enabled: []registry.Registration{r}})
+	return executeSuite(ctx, f, opts, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite},
+		Enabled: []registry.Registration{r}, Tests: []registry.Registration{r}})
 }

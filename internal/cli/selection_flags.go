@@ -11,7 +11,9 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/policy"
-	"github.com/radixark/miles-ci/internal/stage"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // The selection flags of `run` and `partition` follow run_suite.py's
@@ -101,31 +103,45 @@ func (s *selectionFlags) resolve(hwRequired bool) error {
 	return nil
 }
 
-// request is the stage request of these flags for shards shards.
-func (s *selectionFlags) request(shards, id int) stage.Request {
-	backend, _ := config.ParseBackend(s.HW) // "" (any) when --hw is absent
-	return stage.Request{
-		Backend: backend, Suite: s.Suite, Cadence: s.Cadence, Labels: s.Labels,
-		MatchAllLabels: s.MatchAllLabels, Shards: shards, ID: id, TimingsPath: s.Timings,
-	}
-}
-
-// selectStage collects the registry and selects req's stage: registry
-// errors before the selection's own (SPEC §5). Label warnings go to
-// f.ErrOut. From the suite's error on, the Selection is returned with the
-// error (see stage.Select).
-func selectStage(f *Factory, req stage.Request) (*stage.Selection, error) {
+// selectSuite collects the registry and selects the stage job of these
+// flags (see suite.Select; in gives the split and the rest), reading here
+// every file the selection looks at: the registry, the --timings file and
+// the earlier report rerun names ("" for none). Registry errors come first
+// (SPEC §5), then the policy's; shown, when not nil, gets the resolved
+// policy before anything else can fail, as the Python runner prints it
+// before it checks the suite. Label warnings go to f.ErrOut.
+func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, shown func(policy.Policy) error) (*suite.Plan, error) {
 	cfg, reg, err := f.Collect()
 	if err != nil {
 		return nil, reportCollectError(f, err)
 	}
-	sel, err := stage.Select(cfg, reg.Registrations, req)
-	if sel != nil {
-		for _, w := range sel.Warnings {
-			fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
+	pol, warnings, err := policy.ForRun(cfg, s.Cadence, s.Labels, s.MatchAllLabels)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
+	}
+	if shown != nil {
+		if err := shown(pol); err != nil {
+			return nil, err
 		}
 	}
-	return sel, err
+	in.Backend, _ = config.ParseBackend(s.HW) // "" (the suite's) when --hw is absent
+	in.Suite, in.Policy = s.Suite, pol
+	if s.Timings != "" {
+		measured, err := timings.Read(s.Timings)
+		if err != nil {
+			return nil, err
+		}
+		in.Timings = &suite.Timings{Path: s.Timings, Seconds: measured}
+	}
+	if rerun != "" {
+		if in.Previous, err = report.Read(rerun); err != nil {
+			return nil, err
+		}
+	}
+	return suite.Select(cfg, reg.Registrations, in)
 }
 
 // parseOwnFlags parses args (everything after the command path, global

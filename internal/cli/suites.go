@@ -8,9 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/complete"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/timings"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // SuitesOptions holds the flags of `miles-ci suites`.
@@ -68,7 +69,7 @@ func suitesRun(_ context.Context, f *Factory, opts *SuitesOptions) error {
 	if err != nil {
 		return reportCollectError(f, err)
 	}
-	suites, regs, err := plan.SuiteSubset(cfg, reg.Registrations, opts.Suite)
+	suites, regs, err := suite.Named(cfg, reg.Registrations, opts.Suite)
 	if err != nil {
 		return err
 	}
@@ -82,19 +83,19 @@ func suitesRun(_ context.Context, f *Factory, opts *SuitesOptions) error {
 
 	switch {
 	case opts.JSON:
-		err = plan.WriteSuitesJSON(f.Out, suites, regs)
+		err = view.WriteSuitesJSON(f.Out, suites, regs)
 	case opts.Suite != "":
-		err = plan.WriteSuiteDetail(f.Out, opts.Suite, suites, regs, measured)
+		err = view.WriteSuiteDetail(f.Out, opts.Suite, suites, regs, measured)
 	default:
-		err = plan.WriteRoster(f.Out, cfg, reg)
+		err = view.WriteRoster(f.Out, cfg, reg)
 		if err == nil && measured != nil {
-			err = plan.WriteOverBudget(f.Out, cfg, reg.Registrations, measured)
+			err = view.WriteOverBudget(f.Out, cfg, reg.Registrations, measured)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	for _, w := range plan.RosterWarnings(cfg, regs) {
+	for _, w := range view.UnrunWarnings(suite.Unreached(cfg, regs)) {
 		fmt.Fprintln(f.ErrOut, "warning: "+w)
 	}
 	return nil

@@ -36,7 +36,7 @@ type Request struct {
 // Resolve collects the registrations of the source root and resolves the
 // request against them, in file_run.py's order: the source root, the
 // discovery, the collection, the image tag, then the registrations of the
-// file (see Select). A configuration without an image repository is
+// file (see Find). A configuration without an image repository is
 // refused before anything is read.
 func Resolve(cfg *config.Config, req Request) (*Plan, error) {
 	if cfg.FileRun.ImageRepository == "" {
@@ -54,7 +54,7 @@ func Resolve(cfg *config.Config, req Request) (*Plan, error) {
 	if err := CheckImageTag(req.ImageTag); err != nil {
 		return nil, err
 	}
-	p, err := Select(cfg, reg.Registrations, req.TestFile)
+	p, err := Find(cfg, reg.Registrations, req.TestFile)
 	if err != nil {
 		return nil, err
 	}

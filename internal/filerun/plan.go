@@ -108,7 +108,7 @@ func CheckImageTag(tag string) error {
 	return nil
 }
 
-// Select maps testFile to its plan, with file_run.py's checks in its order:
+// Find maps testFile to its plan, with file_run.py's checks in its order:
 // the file must be registered; ROCm registrations are ignored, and a file
 // registered only for ROCm is refused; exactly one CPU or CUDA registration
 // must remain, and it must not be disabled (an empty reason disables too);
@@ -118,7 +118,7 @@ func CheckImageTag(tag string) error {
 // An explicit file is the selection: its labels and nightly flag are not
 // looked at. testFile must equal the registered path byte for byte
 // ("./tests/x.py" is not registered).
-func Select(cfg *config.Config, regs []registry.Registration, testFile string) (*Plan, error) {
+func Find(cfg *config.Config, regs []registry.Registration, testFile string) (*Plan, error) {
 	var found, supported []registry.Registration
 	for _, r := range regs {
 		if r.File != testFile {

@@ -35,13 +35,13 @@ func disabled(why string) func(*registry.Registration) {
 	return func(r *registry.Registration) { r.Disabled = &why }
 }
 
-func TestSelect_CUDAFileGetsItsSuiteRunnerLabelsAndTimeout(t *testing.T) {
+func TestFind_CUDAFileGetsItsSuiteRunnerLabelsAndTimeout(t *testing.T) {
 	nightly := func(r *registry.Registration) { r.Nightly = true }
 	regs := []registry.Registration{
 		reg("tests/e2e/x/test_a.py", backend(config.CUDA, "stage-c-4-gpu-h200"), nightly),
 		reg("tests/e2e/x/test_b.py"),
 	}
-	p, err := Select(config.Default(), regs, "tests/e2e/x/test_a.py")
+	p, err := Find(config.Default(), regs, "tests/e2e/x/test_a.py")
 	require.NoError(t, err)
 	p.Image = "radixark/miles:dev"
 	assert.Equal(t, "hw=cuda\nsuite=stage-c-4-gpu-h200\nruns_on=[\"h200\", \"4gpu\"]\ncontainer_image=radixark/miles:dev\ntimeout_seconds=1800\n",
@@ -50,9 +50,9 @@ func TestSelect_CUDAFileGetsItsSuiteRunnerLabelsAndTimeout(t *testing.T) {
 		p.JSON())
 }
 
-func TestSelect_CPUFileHasNoRunnerLabels(t *testing.T) {
+func TestFind_CPUFileHasNoRunnerLabels(t *testing.T) {
 	regs := []registry.Registration{reg("tests/fast/test_a.py", backend(config.CPU, "stage-a-cpu"))}
-	p, err := Select(config.Default(), regs, "tests/fast/test_a.py")
+	p, err := Find(config.Default(), regs, "tests/fast/test_a.py")
 	require.NoError(t, err)
 	p.Image = "radixark/miles:pr-42"
 	assert.Equal(t, "hw=cpu\nsuite=stage-a-cpu\nruns_on=\ncontainer_image=radixark/miles:pr-42\ntimeout_seconds=1800\n", outputLines(p))
@@ -61,7 +61,7 @@ func TestSelect_CPUFileHasNoRunnerLabels(t *testing.T) {
 
 // The runner labels come from the roster; for Miles today they are exactly
 // file_run.py's CUDA_SUITE_RUNS_ON, and every CPU suite is allowed.
-func TestSelect_EveryRosterSuiteResolvesAsTheScriptMapsIt(t *testing.T) {
+func TestFind_EveryRosterSuiteResolvesAsTheScriptMapsIt(t *testing.T) {
 	script := map[string]string{
 		"stage-b-2-gpu-h200": `["h200", "2gpu"]`,
 		"stage-c-8-gpu-h100": `["h100", "8gpu"]`,
@@ -72,31 +72,31 @@ func TestSelect_EveryRosterSuiteResolvesAsTheScriptMapsIt(t *testing.T) {
 	cfg := config.Default()
 	got := map[string]string{}
 	for _, s := range cfg.SuitesFor(config.CUDA) {
-		p, err := Select(cfg, []registry.Registration{reg("t.py", backend(config.CUDA, s.Name))}, "t.py")
+		p, err := Find(cfg, []registry.Registration{reg("t.py", backend(config.CUDA, s.Name))}, "t.py")
 		require.NoError(t, err)
 		got[s.Name] = p.Outputs()[2].Value
 	}
 	assert.Equal(t, script, got)
 	var cpu []string
 	for _, s := range cfg.SuitesFor(config.CPU) {
-		_, err := Select(cfg, []registry.Registration{reg("t.py", backend(config.CPU, s.Name))}, "t.py")
+		_, err := Find(cfg, []registry.Registration{reg("t.py", backend(config.CPU, s.Name))}, "t.py")
 		require.NoError(t, err)
 		cpu = append(cpu, s.Name)
 	}
 	assert.Equal(t, []string{"stage-a-cpu", "stage-b-cpu"}, cpu)
 }
 
-func TestSelect_ROCmRegistrationIsIgnoredNextToACUDAOne(t *testing.T) {
+func TestFind_ROCmRegistrationIsIgnoredNextToACUDAOne(t *testing.T) {
 	regs := []registry.Registration{
 		reg("tests/e2e/x/test_a.py"),
 		reg("tests/e2e/x/test_a.py", backend(config.ROCM, "stage-c-8-gpu-mi350")),
 	}
-	p, err := Select(config.Default(), regs, "tests/e2e/x/test_a.py")
+	p, err := Find(config.Default(), regs, "tests/e2e/x/test_a.py")
 	require.NoError(t, err)
 	assert.Equal(t, "stage-c-8-gpu-h100", p.Suite())
 }
 
-func TestSelect_Refusals(t *testing.T) {
+func TestFind_Refusals(t *testing.T) {
 	const a = "tests/e2e/x/test_a.py"
 	cases := []struct {
 		name string
@@ -132,7 +132,7 @@ func TestSelect_Refusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Select(config.Default(), tc.regs, tc.file)
+			_, err := Find(config.Default(), tc.regs, tc.file)
 			var fe *Error
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.want, fe.Msg)
@@ -163,7 +163,7 @@ func TestTimeoutSeconds_IsPythonsExactInteger(t *testing.T) {
 }
 
 func TestWriteRunHeader_NamesTheFileItsSuiteAndTimeLimit(t *testing.T) {
-	p, err := Select(config.Default(), []registry.Registration{reg("tests/e2e/x/test_a.py", estTime(2000))}, "tests/e2e/x/test_a.py")
+	p, err := Find(config.Default(), []registry.Registration{reg("tests/e2e/x/test_a.py", estTime(2000))}, "tests/e2e/x/test_a.py")
 	require.NoError(t, err)
 	var b strings.Builder
 	require.NoError(t, p.WriteRunHeader(&b, 2500))

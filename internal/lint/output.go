@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/ghactions"
-	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // lineBreaks keeps a finding on its line whatever text of a workflow or a
@@ -23,7 +23,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "%s, %s\n", plan.CountNoun(r.Errors, "error"), plan.CountNoun(r.Warnings, "warning"))
+	_, err := fmt.Fprintf(w, "%s, %s\n", textfmt.CountNoun(r.Errors, "error"), textfmt.CountNoun(r.Warnings, "warning"))
 	return err
 }
 

@@ -11,8 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // The rules on one stage job: its command line and its own wiring.
@@ -125,7 +125,7 @@ func (c *checker) checkMatrix(j *job, s config.Suite) {
 		gotText = "[" + strings.Join(got, ", ") + "]"
 	}
 	c.atNode(j.wf, k, RuleShards, "partition_id is %s but the roster has %s for %s (%s): write %s",
-		gotText, plan.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin(), wantText)
+		gotText, textfmt.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin(), wantText)
 }
 
 // checkPolicyFlags: the cadence and the labels come from the policy job.

@@ -7,7 +7,6 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/suggest"
-	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // LabelReason says why a domain label is in a policy's include set, or why
@@ -90,18 +89,4 @@ func UnknownLabels(cfg *config.Config, raw []string) []Warning {
 		out = append(out, Warning{Label: r, Msg: msg})
 	}
 	return out
-}
-
-// DescribeLabels writes one line per reason, indented, the labels aligned:
-// `label  included: why` or `label  not included: why`.
-func DescribeLabels(reasons []LabelReason, indent string) string {
-	rows := make([]textfmt.Row, len(reasons))
-	for i, r := range reasons {
-		state := "included: "
-		if !r.Included {
-			state = "not included: "
-		}
-		rows[i] = textfmt.Row{Name: r.Label, Text: state + r.Reason}
-	}
-	return textfmt.Columns(rows, indent)
 }

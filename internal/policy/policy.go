@@ -124,6 +124,39 @@ func Resolve(cfg *config.Config, cadence string, raw []string) (Policy, []Warnin
 	}, warnings, nil
 }
 
+// ForRun resolves the policy of one stage job from the flags of `run` and
+// `partition`: the cadence, the raw PR labels as given (a repeated one
+// counts once, as the Python runner makes a set of them) and
+// --match-all-labels, which adds every known label. Its warnings are
+// Resolve's, then one per run-ci-X label naming no known label.
+func ForRun(cfg *config.Config, cadence string, raw []string, matchAll bool) (Policy, []Warning, error) {
+	labels := UniqueInOrder(raw)
+	pol, warnings, err := Resolve(cfg, cadence, labels)
+	if err != nil {
+		return Policy{}, nil, err
+	}
+	warnings = append(warnings, UnknownLabels(cfg, labels)...)
+	if matchAll {
+		pol = pol.WithAllLabels(cfg)
+	}
+	return pol, warnings, nil
+}
+
+// UniqueInOrder drops repeated raw labels, keeping first occurrences in
+// order so that warnings come out once each. It is linear: a workflow may
+// expand thousands of labels.
+func UniqueInOrder(raw []string) []string {
+	seen := make(map[string]bool, len(raw))
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Scope rules, as Scope names the one that applied.
 const (
 	ScopeRunCIAll = "run-ci-all"

@@ -1,7 +1,7 @@
-// Package shard selects the registrations of one suite under a run's policy
-// and splits the enabled ones into shards with the longest-processing-time
-// rule of the Python runner. It is pure and deterministic: the same
-// registrations always give the same shards in the same order.
+// Package shard splits a suite's enabled registrations into shards with the
+// longest-processing-time rule of the Python runner. It is pure and
+// deterministic: the same registrations always give the same shards in the
+// same order.
 package shard
 
 import (
@@ -14,12 +14,6 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
-// Selector decides whether a registration's labels and nightly flag are
-// admitted; policy.Policy is one.
-type Selector interface {
-	Selects(labels []string, nightly bool) bool
-}
-
 // SizeError is a shard count that is not positive or above config.MaxShards.
 type SizeError struct{ Size int }
 
@@ -28,38 +22,6 @@ func (e *SizeError) Error() string {
 		return fmt.Sprintf("shard count must be at most %d, got %d", config.MaxShards, e.Size)
 	}
 	return fmt.Sprintf("shard count must be positive, got %d", e.Size)
-}
-
-// Selection is what one suite runs under one policy.
-type Selection struct {
-	// Enabled are the selected registrations that are not disabled, in
-	// registry order.
-	Enabled []registry.Registration
-	// Skipped are the selected registrations that are disabled, in registry
-	// order.
-	Skipped []registry.Registration
-}
-
-// Select keeps the registrations of backend and suite that sel admits and
-// divides them into enabled and skipped (disabled) ones, both in registry
-// order. The suite must be in the backend's roster, else the error is a
-// *config.UnknownSuiteError.
-func Select(cfg *config.Config, regs []registry.Registration, backend config.Backend, suite string, sel Selector) (Selection, error) {
-	if _, err := cfg.FindSuite(suite, backend); err != nil {
-		return Selection{}, err
-	}
-	var out Selection
-	for _, r := range regs {
-		if r.Backend != backend || r.Suite != suite || !sel.Selects(r.Labels, r.Nightly) {
-			continue
-		}
-		if r.Enabled() {
-			out.Enabled = append(out.Enabled, r)
-		} else {
-			out.Skipped = append(out.Skipped, r)
-		}
-	}
-	return out, nil
 }
 
 // Shard is one part of a partitioned suite.

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
@@ -217,96 +216,6 @@ func TestPartition_Properties(t *testing.T) {
 			}
 			require.Equal(t, sum, s.EstTotal)
 		}
-	}
-}
-
-func TestSelect_FiltersAndKeepsRegistryOrder(t *testing.T) {
-	cfg := config.Default()
-	disabled := func(reason string) *string { return &reason }
-	regs := []registry.Registration{
-		{File: "t/wrong_backend.py", Backend: config.ROCM, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}},
-		{File: "t/wrong_suite.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h200", Labels: []string{"fsdp"}},
-		{File: "t/z_fsdp.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}},
-		{File: "t/off.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}, Disabled: disabled("flaky")},
-		{File: "t/other_label.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora"}},
-		{File: "t/nightly.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"fsdp"}, Nightly: true},
-		{File: "t/a_shared.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora", "fsdp"}},
-		{File: "t/unlabeled.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100"},
-		{File: "t/off_empty.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Disabled: disabled("")},
-		{File: "t/off_other_label.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", Labels: []string{"lora"}, Disabled: disabled("x")},
-	}
-	tests := []struct {
-		name        string
-		cadence     string
-		raw         []string
-		wantEnabled []string
-		wantSkipped []string
-	}{
-		{
-			name:        "regular with one label",
-			cadence:     "regular",
-			raw:         []string{"run-ci-fsdp"},
-			wantEnabled: []string{"t/z_fsdp.py", "t/a_shared.py", "t/unlabeled.py"},
-			wantSkipped: []string{"t/off.py", "t/off_empty.py"},
-		},
-		{
-			name:        "no labels keeps only unlabeled",
-			cadence:     "regular",
-			wantEnabled: []string{"t/unlabeled.py"},
-			wantSkipped: []string{"t/off_empty.py"},
-		},
-		{
-			name:        "weekly admits nightly-only and every label",
-			cadence:     "weekly",
-			wantEnabled: []string{"t/z_fsdp.py", "t/other_label.py", "t/nightly.py", "t/a_shared.py", "t/unlabeled.py"},
-			wantSkipped: []string{"t/off.py", "t/off_empty.py", "t/off_other_label.py"},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			pol, _, err := policy.Resolve(cfg, tt.cadence, tt.raw)
-			require.NoError(t, err)
-			sel, err := Select(cfg, regs, config.CUDA, "stage-c-8-gpu-h100", pol)
-			require.NoError(t, err)
-			assert.Equal(t, tt.wantEnabled, nilIfEmpty(files(sel.Enabled)))
-			assert.Equal(t, tt.wantSkipped, nilIfEmpty(files(sel.Skipped)))
-		})
-	}
-}
-
-func nilIfEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
-
-func TestSelect_UnknownSuite(t *testing.T) {
-	cfg := config.Default()
-	pol, _, err := policy.Resolve(cfg, "regular", nil)
-	require.NoError(t, err)
-	tests := []struct {
-		backend config.Backend
-		suite   string
-		wantErr string
-	}{
-		{config.CUDA, "stage-a-cpu", "Unknown suite stage-a-cpu for backend CUDA"},
-		{config.ROCM, "stage-b-2-gpu-h200", "Unknown suite stage-b-2-gpu-h200 for backend ROCM"},
-		{config.CPU, "nope", "Unknown suite nope for backend CPU"},
-		{config.ROCM, "nightly-stage-c-2-gpu-mi350", ""}, // known, and empty here
-	}
-	for _, tt := range tests {
-		t.Run(tt.suite, func(t *testing.T) {
-			sel, err := Select(cfg, nil, tt.backend, tt.suite, pol)
-			if tt.wantErr == "" {
-				require.NoError(t, err)
-				assert.Empty(t, sel.Enabled)
-				return
-			}
-			var ue *config.UnknownSuiteError
-			require.ErrorAs(t, err, &ue)
-			assert.EqualError(t, err, tt.wantErr)
-		})
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
-	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 )
@@ -29,7 +29,7 @@ const (
 // Spec is one run of a planned suite.
 type Spec struct {
 	Root string // the repository root; made absolute
-	Plan *plan.Plan
+	Plan *suite.Plan
 	// OneFile is a `run --file`: a CPU file's pytest gets the file's time
 	// limit, as a GPU file has one (a suite's pytest has none, as in
 	// run_suite.py).
@@ -99,8 +99,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		gateBase = dir
 		env = append(env, runner.RecordDirEnv+"="+dir)
 	}
-	files := make([]runner.File, len(p.Enabled))
-	for i, r := range p.Enabled {
+	files := make([]runner.File, len(p.Tests))
+	for i, r := range p.Tests {
 		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
 	}
 	now := s.Now
@@ -126,7 +126,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Now:                  now,
 	})
 
-	doc := rep.Document(p.Suite, string(p.Backend))
+	doc := rep.Document(p.Suite.Name, string(p.Backend))
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
@@ -152,13 +152,13 @@ func runPytest(ctx context.Context, s Spec, root string) (Outcome, error) {
 			fmt.Fprintf(s.ErrOut, "warning: %s applies to GPU suites only; pytest runs CPU suites\n", fl[0])
 		}
 	}
-	files := make([]string, len(p.Enabled))
-	for i, r := range p.Enabled {
+	files := make([]string, len(p.Tests))
+	for i, r := range p.Tests {
 		files[i] = r.File
 	}
 	timeout := 0
 	if s.OneFile {
-		timeout = runner.FileTimeout(s.TimeoutPerFile, p.Enabled[0].EstTime)
+		timeout = runner.FileTimeout(s.TimeoutPerFile, p.Tests[0].EstTime)
 	}
 	code, err := runner.RunPytest(ctx, runner.PytestOptions{
 		Root: root, Files: files, ContinueOnError: p.ContinueOnError, JUnitXML: s.Outputs.JUnitXML,

@@ -13,15 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/plan"
+	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
-func gpuPlan(files ...string) *plan.Plan {
-	p := &plan.Plan{Backend: config.CUDA, Suite: "s", ContinueOnError: true}
+func gpuPlan(files ...string) *suite.Plan {
+	p := &suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, ContinueOnError: true}
 	for _, f := range files {
-		p.Enabled = append(p.Enabled, registry.Registration{File: f, Backend: config.CUDA, Suite: "s", EstTime: 1})
+		p.Tests = append(p.Tests, registry.Registration{File: f, Backend: config.CUDA, Suite: "s", EstTime: 1})
 	}
 	return p
 }

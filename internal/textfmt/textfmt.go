@@ -1,9 +1,11 @@
-// Package textfmt lays out the aligned two-column lines of miles-ci's
-// explanations (a name, then why), so every list reads the same.
+// Package textfmt holds the small text layouts every miles-ci message
+// shares: the aligned two-column lines of explanations (a name, then why)
+// and counted nouns, so every list and count reads the same.
 package textfmt
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -22,4 +24,16 @@ func Columns(rows []Row, indent string) string {
 		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, r.Name, r.Text)
 	}
 	return b.String()
+}
+
+// CountNoun writes a count with its noun, plural unless n is 1: "1 file",
+// "3 files"; the plural is noun+"s" unless given ("entry", "entries").
+func CountNoun(n int, noun string, plural ...string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if len(plural) > 0 {
+		return strconv.Itoa(n) + " " + plural[0]
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -1,4 +1,4 @@
-package selection
+package prune
 
 import (
 	"fmt"
@@ -52,12 +52,12 @@ func BenchmarkPolicy(b *testing.B) {
 	in, raw := benchInput(b, 1_000, 10_000)
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		diff, err := ReadDiff(raw)
+		diff, err := ParseDiff(raw)
 		if err != nil {
 			b.Fatal(err)
 		}
 		in.Diff = diff
-		if res := Select(in); len(res.Stages) == 0 {
+		if res := Stages(in); len(res.Stages) == 0 {
 			b.Fatal("no stages decided")
 		}
 	}

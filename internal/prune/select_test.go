@@ -1,4 +1,4 @@
-package selection
+package prune
 
 import (
 	"slices"
@@ -68,7 +68,7 @@ func selectFor(t *testing.T, regs []registry.Registration, cadence string, raw [
 	cfg := config.Default()
 	p, _, err := policy.Resolve(cfg, cadence, raw)
 	require.NoError(t, err)
-	return Select(Input{Config: cfg, Registrations: regs, Policy: p, RawLabels: raw, Diff: d})
+	return Stages(Input{Config: cfg, Registrations: regs, Policy: p, RawLabels: raw, Diff: d})
 }
 
 func without(drop ...string) []string {

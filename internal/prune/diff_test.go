@@ -1,4 +1,4 @@
-package selection
+package prune
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 )
 
-func TestReadDiff_UsableDiffs(t *testing.T) {
+func TestParseDiff_UsableDiffs(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
@@ -32,7 +32,7 @@ func TestReadDiff_UsableDiffs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ReadDiff([]byte(tt.in))
+			got, err := ParseDiff([]byte(tt.in))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.in, string(WriteDiff(got)))
@@ -40,7 +40,7 @@ func TestReadDiff_UsableDiffs(t *testing.T) {
 	}
 }
 
-func TestReadDiff_FailsOpen(t *testing.T) {
+func TestParseDiff_FailsOpen(t *testing.T) {
 	tests := []struct {
 		name, in, reason string
 	}{
@@ -70,7 +70,7 @@ func TestReadDiff_FailsOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ReadDiff([]byte(tt.in))
+			got, err := ParseDiff([]byte(tt.in))
 			assert.Nil(t, got)
 			var bad *UnusableError
 			require.ErrorAs(t, err, &bad)
@@ -79,9 +79,9 @@ func TestReadDiff_FailsOpen(t *testing.T) {
 	}
 }
 
-// FuzzReadDiff checks that the reader never panics and that every diff it
+// FuzzParseDiff checks that the reader never panics and that every diff it
 // accepts is exactly the serialization of the entries it returns.
-func FuzzReadDiff(f *testing.F) {
+func FuzzParseDiff(f *testing.F) {
 	for _, s := range []string{
 		"", "\x00", "M\x00a\x00", "R100\x00a\x00b\x00", "C5\x00a\x00b\x00D\x00c\x00",
 		"M\x00a", "M\x00\x00", "R1\x00a\x00", "\xff\x00", "M\x00docs/\xe9\x00", "Z\x00a\x00",
@@ -89,7 +89,7 @@ func FuzzReadDiff(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := ReadDiff(data)
+		entries, err := ParseDiff(data)
 		if err != nil {
 			var bad *UnusableError
 			if !errors.As(err, &bad) || entries != nil {

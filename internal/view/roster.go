@@ -1,4 +1,4 @@
-package plan
+package view
 
 import (
 	"bufio"
@@ -13,37 +13,14 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // The views of `miles-ci suites`: the roster with what each suite's job
 // would select from, one suite's registrations, and the registrations that
 // no CI job runs.
-
-// SuiteSubset is what `suites --suite name` lists: the named suite (none
-// when the roster lacks it) and every registration naming it, whatever its
-// backend; a name that neither knows is a *config.UnknownSuiteError. An
-// empty name is the whole roster and registry.
-func SuiteSubset(cfg *config.Config, regs []registry.Registration, name string) ([]config.Suite, []registry.Registration, error) {
-	if name == "" {
-		return cfg.Suites, regs, nil
-	}
-	var suites []config.Suite
-	if s, ok := cfg.Suite(name); ok {
-		suites = []config.Suite{s}
-	}
-	var named []registry.Registration
-	for _, r := range regs {
-		if r.Suite == name {
-			named = append(named, r)
-		}
-	}
-	if suites == nil && named == nil {
-		_, err := cfg.FindSuite(name, "")
-		return nil, nil, err
-	}
-	return suites, named, nil
-}
 
 // suiteJSON is one suite in `suites --json`.
 type suiteJSON struct {
@@ -159,7 +136,7 @@ func WriteRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error 
 		}
 	}
 	_, err := fmt.Fprintf(w, "\n%s (%d implicit) in %s; EST TOTAL sums the enabled ones\n",
-		CountNoun(len(reg.Registrations), "registration"), implicit, CountNoun(len(reg.Files), "file"))
+		textfmt.CountNoun(len(reg.Registrations), "registration"), implicit, textfmt.CountNoun(len(reg.Files), "file"))
 	return err
 }
 
@@ -198,7 +175,7 @@ func WriteOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registrati
 		}
 	}
 	fmt.Fprintf(w, "\n%d of %s measured; %d over 1.25 x est_time (the Python timeout rule):\n",
-		n, CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"), len(lines))
+		n, textfmt.CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"), len(lines))
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}
@@ -226,7 +203,7 @@ func WriteSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 		if s.External {
 			ext = ", external"
 		}
-		fmt.Fprintf(w, "%s: %s, runs on %s, %s%s\n", s.Name, s.Backend, strings.Join(s.RunsOn, ","), CountNoun(s.Shards, "shard"), ext)
+		fmt.Fprintf(w, "%s: %s, runs on %s, %s%s\n", s.Name, s.Backend, strings.Join(s.RunsOn, ","), textfmt.CountNoun(s.Shards, "shard"), ext)
 	} else {
 		fmt.Fprintf(w, "%s: not in the roster; no CI job runs it\n", name)
 	}
@@ -271,38 +248,25 @@ func WriteSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%s; %d enabled in the suite's job, est total %s\n", CountNoun(len(regs), "registration"), runs, secondsShort(total))
+	_, err := fmt.Fprintf(w, "\n%s; %d enabled in the suite's job, est total %s\n", textfmt.CountNoun(len(regs), "registration"), runs, secondsShort(total))
 	return err
 }
 
-// CountNoun writes a count with its noun, plural unless n is 1: "1 file",
-// "3 files"; the plural is noun+"s" unless given ("entry", "entries").
-func CountNoun(n int, noun string, plural ...string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if len(plural) > 0 {
-		return strconv.Itoa(n) + " " + plural[0]
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// RosterWarnings names each registration that no CI job will ever run: its
-// suite is not configured, or belongs to another backend.
-func RosterWarnings(cfg *config.Config, regs []registry.Registration) []string {
-	var out []string
-	for _, r := range regs {
+// UnrunWarnings words each registration that no CI job will ever run: its
+// suite is not in the roster, or is a suite of another backend.
+func UnrunWarnings(unrun []suite.Unrun) []string {
+	out := make([]string, len(unrun))
+	for i, u := range unrun {
+		r := u.Registration
 		where := cell(r.File)
 		if r.Line > 0 {
 			where += ":" + strconv.Itoa(r.Line)
 		}
-		s, ok := cfg.Suite(r.Suite)
-		switch {
-		case !ok:
-			out = append(out, fmt.Sprintf("%s: suite %s is not in the roster; no CI job runs it", where, pyfmt.Repr(r.Suite)))
-		case s.Backend != r.Backend:
-			out = append(out, fmt.Sprintf("%s: suite %s is a %s suite but the registration is %s; no CI job runs it",
-				where, pyfmt.Repr(r.Suite), s.Backend, r.Backend))
+		if u.Roster.Name == "" {
+			out[i] = fmt.Sprintf("%s: suite %s is not in the roster; no CI job runs it", where, pyfmt.Repr(r.Suite))
+		} else {
+			out[i] = fmt.Sprintf("%s: suite %s is a %s suite but the registration is %s; no CI job runs it",
+				where, pyfmt.Repr(r.Suite), u.Roster.Backend, r.Backend)
 		}
 	}
 	return out

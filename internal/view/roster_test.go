@@ -1,4 +1,4 @@
-package plan
+package view
 
 import (
 	"testing"
@@ -7,9 +7,10 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
-func TestRosterWarnings_NameRegistrationsNoJobRuns(t *testing.T) {
+func TestUnrunWarnings_NameRegistrationsNoJobRuns(t *testing.T) {
 	regs := []registry.Registration{
 		{File: "tests/e2e/test_ok.py", Line: 3, Backend: config.CUDA, Suite: "stage-c-8-gpu-h100"},
 		{File: "tests/e2e/test_orphan.py", Line: 4, Backend: config.CUDA, Suite: "stage-z"},
@@ -20,7 +21,7 @@ func TestRosterWarnings_NameRegistrationsNoJobRuns(t *testing.T) {
 		"tests/e2e/test_orphan.py:4: suite 'stage-z' is not in the roster; no CI job runs it",
 		"tests/e2e/test_cpu_on_gpu.py:5: suite 'stage-c-8-gpu-h100' is a cuda suite but the registration is cpu; no CI job runs it",
 		`tests/fast/test_implicit.py: suite "it's gone" is not in the roster; no CI job runs it`,
-	}, RosterWarnings(config.Default(), regs))
+	}, UnrunWarnings(suite.Unreached(config.Default(), regs)))
 }
 
 func TestRegistrationJob_IsTheRosterSuiteOfItsOwnBackend(t *testing.T) {

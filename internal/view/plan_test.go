@@ -1,4 +1,4 @@
-package plan
+package view
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 func TestSeconds_RoundsHalfToEvenLikePython(t *testing.T) {
@@ -38,22 +39,22 @@ func TestPolicyLine_IsPythonsReprOfThePolicy(t *testing.T) {
 
 func strp(s string) *string { return &s }
 
-func TestPlanWriteText_Exactly(t *testing.T) {
+func TestPlan_Exactly(t *testing.T) {
 	tests := []struct {
 		name string
-		plan Plan
+		plan suite.Plan
 		want string
 	}{
 		{
 			name: "skipped and enabled, partitioned",
-			plan: Plan{
-				Backend: config.ROCM, Suite: "s", Policy: policy.Policy{Cadence: "weekly"}, ContinueOnError: true,
-				Partition: &Partition{ID: 2, Size: 3},
+			plan: suite.Plan{
+				Backend: config.ROCM, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "weekly"}, ContinueOnError: true,
+				Size: 3, Shards: []shard.Shard{{ID: 2}},
 				Skipped: []registry.Registration{
 					{File: "a.py", Disabled: strp("")},
 					{File: "b.py", Disabled: strp("broken")},
 				},
-				Enabled: []registry.Registration{
+				Tests: []registry.Registration{
 					{File: "c.py", EstTime: 1.5},
 					{File: "d.py", EstTime: 1, Implicit: true},
 				},
@@ -66,7 +67,7 @@ func TestPlanWriteText_Exactly(t *testing.T) {
 		},
 		{
 			name: "nothing enabled",
-			plan: Plan{Backend: config.CPU, Suite: "s", Policy: policy.Policy{Cadence: "regular"}},
+			plan: suite.Plan{Backend: config.CPU, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"}},
 			want: "\n" + rule + "\n" +
 				"Hardware: CPU  Suite: s  Cadence: regular  Continue on error: False  Partition: full\n" +
 				rule + "\n" +
@@ -75,10 +76,10 @@ func TestPlanWriteText_Exactly(t *testing.T) {
 		},
 		{
 			name: "a rerun after the timings line",
-			plan: Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
-				Partition: &Partition{ID: 0, Size: 2}, Basis: &Basis{Path: "t.json", Measured: 1, Total: 4},
-				Rerun:   &Rerun{Path: "r.json", Count: 1, Total: 2},
-				Enabled: []registry.Registration{{File: "b.py", EstTime: 2}}},
+			plan: suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
+				Size: 2, Shards: []shard.Shard{{ID: 0}}, Basis: &suite.Basis{Path: "t.json", Measured: 1, Total: 4},
+				Rerun: &suite.Rerun{Path: "r.json", Count: 1, Total: 2},
+				Tests: []registry.Registration{{File: "b.py", EstTime: 2}}},
 			want: "\n" + rule + "\n" +
 				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: 1/2 (0-based id=0)\n" +
 				rule + "\n" +
@@ -88,8 +89,8 @@ func TestPlanWriteText_Exactly(t *testing.T) {
 		},
 		{
 			name: "a rerun with nothing to rerun",
-			plan: Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
-				Rerun: &Rerun{Path: "r.json", Count: 0, Total: 2}},
+			plan: suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
+				Rerun: &suite.Rerun{Path: "r.json", Count: 0, Total: 2}},
 			want: "\n" + rule + "\n" +
 				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: full\n" +
 				rule + "\n" +
@@ -100,17 +101,17 @@ func TestPlanWriteText_Exactly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, tt.plan.WriteText(&b))
+			require.NoError(t, Plan(&b, &tt.plan))
 			assert.Equal(t, tt.want, b.String())
 		})
 	}
 }
 
-func TestPlanWriteJSON_NeverWritesNullLists(t *testing.T) {
-	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"},
-		Enabled: []registry.Registration{{File: "a.py", Backend: config.CUDA, Suite: "s", EstTime: 2}}}
+func TestPlanJSON_NeverWritesNullLists(t *testing.T) {
+	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
+		Tests: []registry.Registration{{File: "a.py", Backend: config.CUDA, Suite: "s", EstTime: 2}}}
 	var b bytes.Buffer
-	require.NoError(t, p.WriteJSON(&b))
+	require.NoError(t, PlanJSON(&b, &p))
 	assert.JSONEq(t, `{"hw":"cuda","suite":"s","policy":{"cadence":"regular","include_labels":[],
 		"admit_nightly_tests":false,"bypass_fastfail":false,"write_baseline":false},"continue_on_error":false,
 		"partition":null,"enabled":[{"file":"a.py","backend":"cuda","suite":"s","est_time":2,"labels":[],
@@ -121,47 +122,47 @@ func TestPlanWriteJSON_NeverWritesNullLists(t *testing.T) {
 // a test file chooses, and a line break in it must not start a line of its
 // own (a forged "::error" workflow command) in the plan or the partition
 // view; a tab, like any other reason, prints as Python prints it.
-func TestWriteText_DisabledReasonsStayOnTheirLine(t *testing.T) {
+func TestPlanAndPartition_DisabledReasonsStayOnTheirLine(t *testing.T) {
 	skipped := []registry.Registration{
 		{File: "a.py", Disabled: strp("flaky\n::error title=X::y\r\n::warning::z")},
 		{File: "b.py", Disabled: strp("see\tissue")},
 	}
 	const want = "  - a.py (reason: flaky\\n::error title=X::y\\r\\n::warning::z)\n  - b.py (reason: see\tissue)\n"
 	var b bytes.Buffer
-	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"}, Skipped: skipped}
-	require.NoError(t, p.WriteText(&b))
+	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"}, Skipped: skipped}
+	require.NoError(t, Plan(&b, &p))
 	assert.Contains(t, b.String(), want)
 	for _, line := range strings.Split(b.String(), "\n") {
 		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
 	}
 
 	b.Reset()
-	v := View{Suite: "s", Size: 1, Shards: make([]shard.Shard, 1), Skipped: skipped}
-	require.NoError(t, v.WriteText(&b))
+	v := suite.Plan{Suite: config.Suite{Name: "s"}, Size: 1, Shards: make([]shard.Shard, 1), Skipped: skipped}
+	require.NoError(t, Partition(&b, &v))
 	assert.Contains(t, b.String(), want)
 	for _, line := range strings.Split(b.String(), "\n") {
 		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
 	}
 }
 
-func TestPlanWriteJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
-	p := Plan{Backend: config.CUDA, Suite: "s", Policy: policy.Policy{Cadence: "regular"}}
+func TestPlanJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
+	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"}}
 	var b bytes.Buffer
-	require.NoError(t, p.WriteJSON(&b))
+	require.NoError(t, PlanJSON(&b, &p))
 	assert.NotContains(t, b.String(), `"rerun"`)
 
-	p.Rerun = &Rerun{Path: "r.json", Count: 1, Total: 3}
+	p.Rerun = &suite.Rerun{Path: "r.json", Count: 1, Total: 3}
 	b.Reset()
-	require.NoError(t, p.WriteJSON(&b))
+	require.NoError(t, PlanJSON(&b, &p))
 	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3}`)
 }
 
-func TestViewWriteJSON_HasTheSpecKeys(t *testing.T) {
+func TestPartitionJSON_HasTheSpecKeys(t *testing.T) {
 	shards, err := shard.Partition([]registry.Registration{{File: "a.py", EstTime: 0.1}, {File: "b.py", EstTime: 0.2}}, 2)
 	require.NoError(t, err)
-	v := View{Suite: "s", Size: 2, Shards: shards}
+	v := suite.Plan{Suite: config.Suite{Name: "s"}, Size: 2, Shards: shards}
 	var b bytes.Buffer
-	require.NoError(t, v.WriteJSON(&b))
+	require.NoError(t, PartitionJSON(&b, &v))
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(b.Bytes(), &doc))
 	assert.Equal(t, "s", doc["suite"])
@@ -180,10 +181,10 @@ func TestComputeStats_MakespanAndImbalance(t *testing.T) {
 
 func TestPartitionJSON_InfiniteEstTimeStaysValidJSON(t *testing.T) {
 	inf := registry.Registration{File: "tests/e2e/test_inf.py", Backend: config.CUDA, Suite: "s", EstTime: math.Inf(1), Labels: []string{"a"}}
-	v := &View{Backend: config.CUDA, Suite: "s", Size: 1,
+	v := &suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Size: 1,
 		Shards: []shard.Shard{{ID: 0, Tests: []registry.Registration{inf}, EstTotal: math.Inf(1)}}}
 	var out bytes.Buffer
-	require.NoError(t, v.WriteJSON(&out), "an est_time of 1e999 is legal Python and must not fail the command")
+	require.NoError(t, PartitionJSON(&out, v), "an est_time of 1e999 is legal Python and must not fail the command")
 	assert.True(t, json.Valid(out.Bytes()), out.String())
 	assert.Contains(t, out.String(), `"est_total":1e999`)
 	assert.Contains(t, out.String(), `"est_time":1e999`)

@@ -1,4 +1,4 @@
-package plan
+package view
 
 import (
 	"encoding/json"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
-	"github.com/radixark/miles-ci/internal/selection"
+	"github.com/radixark/miles-ci/internal/prune"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // PolicyView is the resolution of one workflow run as `policy --explain`
@@ -16,14 +17,14 @@ import (
 type PolicyView struct {
 	Config    *config.Config
 	Workflow  policy.Workflow
-	Selection selection.Result
+	Selection prune.Result
 	// Pruning says how stage pruning went: "applied to …", or why not.
 	Pruning string
 	// PullRequest is set for a pull_request event; Paths then holds its
 	// changed paths as stage selection read them, nil when the diff was
 	// unusable, and DiffEnv names the variable that gives the diff file.
 	PullRequest bool
-	Paths       []selection.PathClass
+	Paths       []prune.PathClass
 	DiffEnv     string
 }
 
@@ -33,19 +34,19 @@ type PolicyView struct {
 func (v *PolicyView) WriteExplanation(w io.Writer) error {
 	var b strings.Builder
 	wf := v.Workflow
-	fmt.Fprintf(&b, "\nPR GPU stages (pruning %s):\n%s", v.Pruning, selection.DescribeStages(v.Selection.Stages, "  "))
+	fmt.Fprintf(&b, "\nPR GPU stages (pruning %s):\n%s", v.Pruning, describeStages(v.Selection.Stages, "  "))
 	fmt.Fprintf(&b, "\nInclude labels (cadence %s):\n", wf.Cadence)
 	if reasons := policy.ExplainLabels(v.Config, wf.Cadence, wf.RawLabels); len(reasons) == 0 {
 		b.WriteString("  none: no broad scope applies and no known run-ci-<label> was requested\n")
 	} else {
-		b.WriteString(policy.DescribeLabels(reasons, "  "))
+		b.WriteString(describeLabels(reasons, "  "))
 	}
 	switch {
 	case !v.PullRequest:
 	case v.Paths == nil:
 		fmt.Fprintf(&b, "\nTo prune, set %s to a file written by: git diff --name-status -z -M origin/main... > FILE\n", v.DiffEnv)
 	default:
-		fmt.Fprintf(&b, "\nChanged paths (%d):\n%s", len(v.Paths), selection.DescribePaths(v.Paths, "  "))
+		fmt.Fprintf(&b, "\nChanged paths (%d):\n%s", len(v.Paths), describePaths(v.Paths, "  "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -63,7 +64,7 @@ func (v *PolicyView) WriteJSON(w io.Writer) error {
 		WriteBaseline bool                 `json:"write_baseline"`
 		SkippedStages []string             `json:"skipped_stages"`
 		Pruning       string               `json:"pruning"`
-		Stages        []selection.Stage    `json:"stages"`
+		Stages        []prune.Stage        `json:"stages"`
 		Labels        []policy.LabelReason `json:"labels"`
 	}{
 		Cadence:       wf.Cadence,
@@ -81,4 +82,43 @@ func (v *PolicyView) WriteJSON(w io.Writer) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// describePaths writes one line per path, indented, the classes aligned.
+func describePaths(paths []prune.PathClass, indent string) string {
+	rows := make([]textfmt.Row, len(paths))
+	for i, p := range paths {
+		what := "matches no rule: affects every PR GPU stage"
+		switch p.Class {
+		case prune.PathTest:
+			what = "a registered test file of " + strings.Join(p.Suites, ", ")
+		case prune.PathSpared:
+			what = "spared by the no-GPU rule " + p.Rule
+		}
+		rows[i] = textfmt.Row{Name: p.Path, Text: what}
+	}
+	return textfmt.Columns(rows, indent)
+}
+
+// describeStages writes one line per stage, indented, the reasons aligned.
+func describeStages(stages []prune.Stage, indent string) string {
+	rows := make([]textfmt.Row, len(stages))
+	for i, s := range stages {
+		rows[i] = textfmt.Row{Name: s.Name, Text: s.Reason}
+	}
+	return textfmt.Columns(rows, indent)
+}
+
+// describeLabels writes one line per reason, indented, the labels aligned:
+// `label  included: why` or `label  not included: why`.
+func describeLabels(reasons []policy.LabelReason, indent string) string {
+	rows := make([]textfmt.Row, len(reasons))
+	for i, r := range reasons {
+		state := "included: "
+		if !r.Included {
+			state = "not included: "
+		}
+		rows[i] = textfmt.Row{Name: r.Label, Text: state + r.Reason}
+	}
+	return textfmt.Columns(rows, indent)
 }

@@ -1,19 +1,14 @@
-// Package selection decides which PR GPU stages a pull request can skip: it
-// reads the changed-file list of `git diff --name-status -z -M`, finds the
-// stages the changes and the labels affect, and explains each decision. It
-// is pure but for ReadDiffBytes, the one safe way to read the diff file;
-// the caller collects the registry.
-package selection
+// Package prune decides which PR GPU stages a pull request can skip: it
+// parses the changed-file list of `git diff --name-status -z -M`, finds the
+// stages the changes and the labels affect, and says why for each. It is
+// pure: the caller reads the diff file and collects the registry.
+package prune
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"io/fs"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/radixark/miles-ci/internal/fsutil"
 )
 
 // Entry is one changed file of the diff: a status and its paths (two for a
@@ -37,13 +32,13 @@ func (e *UnusableError) Error() string { return "changed-file diff is unusable: 
 
 func unusable(reason string) error { return &UnusableError{Reason: reason} }
 
-// ReadDiff parses the NUL-separated output of
+// ParseDiff parses the NUL-separated output of
 // `git diff --name-status -z -M`. Every field ends in NUL; each entry is a
 // status matching ^(?:[ADMTUXB]|[RC][0-9]{1,3})$ followed by one path, or two
 // for R and C. Empty input, a missing final NUL, invalid UTF-8, a bad status
 // and a missing or empty path all make the diff unusable (*UnusableError).
 // A usable diff has at least one entry.
-func ReadDiff(data []byte) ([]Entry, error) {
+func ParseDiff(data []byte) ([]Entry, error) {
 	switch {
 	case len(data) == 0:
 		return nil, unusable("the file is empty")
@@ -80,8 +75,19 @@ func ReadDiff(data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
+// DiffOf is the Diff whose file holds data: its entries, or why they
+// cannot be used.
+func DiffOf(data []byte) Diff {
+	entries, err := ParseDiff(data)
+	var bad *UnusableError
+	if errors.As(err, &bad) {
+		return Diff{Unusable: bad.Reason}
+	}
+	return Diff{Entries: entries}
+}
+
 // WriteDiff serializes entries the way git writes them with -z; it is the
-// inverse of ReadDiff on every usable diff.
+// inverse of ParseDiff on every usable diff.
 func WriteDiff(entries []Entry) []byte {
 	var b bytes.Buffer
 	for _, e := range entries {
@@ -123,39 +129,4 @@ func quote(s string) string {
 		return strconv.Quote(s[:max]) + "..."
 	}
 	return strconv.Quote(s)
-}
-
-// ReadDiffBytes reads the diff only when it is a regular file of at most
-// MaxDiffSize bytes: a FIFO would hang the step and /dev/zero exhaust its
-// memory. Anything else makes the diff unusable, so pruning fails open.
-func ReadDiffBytes(path string) ([]byte, error) {
-	return fsutil.ReadRegular(path, MaxDiffSize)
-}
-
-// ReadDiffFile reads the diff at path with read (ReadDiffBytes, or a
-// test's) and parses it; when it cannot be used, it returns why instead,
-// with the operating system's reason for a file it cannot read.
-func ReadDiffFile(read func(string) ([]byte, error), path string) ([]Entry, string) {
-	data, err := read(path)
-	if err != nil {
-		var notRegular *fsutil.NotRegularError
-		var tooLarge *fsutil.TooLargeError
-		if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
-			return nil, path + " " + err.Error()
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Sprintf("cannot read %s: %v", path, err)
-	}
-	diff, err := ReadDiff(data)
-	if err != nil {
-		var bad *UnusableError
-		if errors.As(err, &bad) {
-			return nil, bad.Reason
-		}
-		return nil, err.Error()
-	}
-	return diff, ""
 }

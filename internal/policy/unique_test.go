@@ -1,4 +1,4 @@
-package stage
+package policy
 
 import (
 	"testing"

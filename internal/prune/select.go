@@ -1,4 +1,4 @@
-package selection
+package prune
 
 import (
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
-	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // broadScopeLabels are the raw labels that make every runnable stage
@@ -65,10 +64,10 @@ type Input struct {
 	Diff []Entry
 }
 
-// Select returns the PR GPU stages a pull request with a usable diff can
+// Stages returns the PR GPU stages a pull request with a usable diff can
 // skip: every PR GPU stage that is not both runnable and affected. Only a
 // registration's suite matters, never its backend.
-func Select(in Input) Result {
+func Stages(in Input) Result {
 	stages := in.Config.PRGPUStages()
 	isStage := make(map[string]bool, len(stages))
 	for _, s := range stages {
@@ -252,7 +251,7 @@ func showPath(p string) string {
 	return p
 }
 
-// The classes of a changed path (PathClass.Class), in the order Select
+// The classes of a changed path (PathClass.Class), in the order Stages
 // tries them.
 const (
 	PathTest    = "test"    // a registered test file: it affects its own suites
@@ -271,7 +270,7 @@ type PathClass struct {
 }
 
 // ClassifyPaths classes every path of diff (both paths of a rename or
-// copy), in diff order, as Select reads them. Select stops at the first
+// copy), in diff order, as Stages reads them. Stages stops at the first
 // unknown path, which already affects every stage; this goes on, so that an
 // explanation can account for every changed path.
 func ClassifyPaths(cfg *config.Config, regs []registry.Registration, diff []Entry) []PathClass {
@@ -294,29 +293,4 @@ func ClassifyPaths(cfg *config.Config, regs []registry.Registration, diff []Entr
 		}
 	}
 	return out
-}
-
-// DescribePaths writes one line per path, indented, the classes aligned.
-func DescribePaths(paths []PathClass, indent string) string {
-	rows := make([]textfmt.Row, len(paths))
-	for i, p := range paths {
-		what := "matches no rule: affects every PR GPU stage"
-		switch p.Class {
-		case PathTest:
-			what = "a registered test file of " + strings.Join(p.Suites, ", ")
-		case PathSpared:
-			what = "spared by the no-GPU rule " + p.Rule
-		}
-		rows[i] = textfmt.Row{Name: p.Path, Text: what}
-	}
-	return textfmt.Columns(rows, indent)
-}
-
-// DescribeStages writes one line per stage, indented, the reasons aligned.
-func DescribeStages(stages []Stage, indent string) string {
-	rows := make([]textfmt.Row, len(stages))
-	for i, s := range stages {
-		rows[i] = textfmt.Row{Name: s.Name, Text: s.Reason}
-	}
-	return textfmt.Columns(rows, indent)
 }

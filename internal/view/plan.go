@@ -1,7 +1,8 @@
-// Package plan writes what `miles-ci run` and `miles-ci partition` decided:
-// the run plan exactly as the Python runner prints it, the partition view,
-// and the JSON forms of both. It only formats; it decides nothing.
-package plan
+// Package view renders what the deciding packages decided, as text and as
+// JSON: a stage job's plan exactly as the Python runner prints it, the
+// partition of a suite, the policy explanation, and the roster of suites.
+// It decides nothing.
+package view
 
 import (
 	"encoding/json"
@@ -15,29 +16,12 @@ import (
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
-// Partition names one shard of a partitioned run.
-type Partition struct {
-	ID   int `json:"id"`
-	Size int `json:"size"`
-}
-
-// Basis says that a partition was balanced on measured timings (the
-// --timings file) rather than on the declared est_time alone. Nil means the
-// default basis, est_time, and then nothing about it is printed.
-type Basis struct {
-	Path string // the timings file, as given
-	// Measured counts the suite's enabled tests whose file the timings
-	// file lists; Total counts the suite's enabled tests (every shard's).
-	Measured int
-	Total    int
-	// Timings are the measured seconds by file.
-	Timings map[string]float64
-}
-
-// Line says which basis the shards were balanced on, without a newline.
-func (b *Basis) Line() string {
+// basisLine says which basis the shards were balanced on, without a
+// newline.
+func basisLine(b *suite.Basis) string {
 	return fmt.Sprintf("Sharded by measured timings from %s (%d of %d files measured)", b.Path, b.Measured, b.Total)
 }
 
@@ -50,44 +34,16 @@ type jsonBasis struct {
 	Total    int    `json:"total"`
 }
 
-func (b *Basis) json() *jsonBasis {
+func basisJSON(b *suite.Basis) *jsonBasis {
 	if b == nil {
 		return nil
 	}
 	return &jsonBasis{Kind: "measured", Timings: b.Path, Measured: b.Measured, Total: b.Total}
 }
 
-// Rerun says that `run --rerun-failed` restricted the plan to the files
-// that did not pass in an earlier run's report. Nil means a plain run, and
-// then nothing about it is printed.
-// Its JSON is the "rerun" key of the plan's JSON.
-type Rerun struct {
-	Path string `json:"report"` // the report, as given
-	// Count files of Total (what the shard selects today) run again.
-	Count int `json:"rerun"`
-	Total int `json:"total"`
-}
-
-// Line says what the rerun keeps, without a newline.
-func (r *Rerun) Line() string {
+// rerunLine says what a rerun keeps, without a newline.
+func rerunLine(r *suite.Rerun) string {
 	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, r.Path)
-}
-
-// Plan is one suite's run under one policy.
-type Plan struct {
-	Backend         config.Backend
-	Suite           string
-	Policy          policy.Policy // include labels as finally used
-	ContinueOnError bool
-	Partition       *Partition // nil: the full suite
-	// Basis is set when the partition was balanced on measured timings;
-	// est_time and timeouts stay the declared ones either way.
-	Basis *Basis
-	// Rerun is set when --rerun-failed kept only some of the shard's tests
-	// (Enabled holds those).
-	Rerun   *Rerun
-	Enabled []registry.Registration
-	Skipped []registry.Registration
 }
 
 // PolicyLine is the first line of a run, without its newline.
@@ -101,23 +57,23 @@ const NoTestsLine = "No tests to run. Exiting with success."
 
 var rule = strings.Repeat("=", 60)
 
-// WriteText writes the plan block exactly as the Python runner prints it,
-// including the blank line before it and the one after.
-func (p *Plan) WriteText(w io.Writer) error {
+// Plan writes the plan block of the tests p runs exactly as the Python
+// runner prints it, including the blank line before it and the one after.
+func Plan(w io.Writer, p *suite.Plan) error {
 	var b strings.Builder
 	part := "full"
-	if p.Partition != nil {
-		part = fmt.Sprintf("%d/%d (0-based id=%d)", p.Partition.ID+1, p.Partition.Size, p.Partition.ID)
+	if pt := p.Partition(); pt != nil {
+		part = fmt.Sprintf("%d/%d (0-based id=%d)", pt.ID+1, pt.Size, pt.ID)
 	}
 	fmt.Fprintf(&b, "\n%s\n", rule)
 	fmt.Fprintf(&b, "Hardware: %s  Suite: %s  Cadence: %s  Continue on error: %s  Partition: %s\n",
-		p.Backend.Upper(), p.Suite, p.Policy.Cadence, pyfmt.Bool(p.ContinueOnError), part)
+		p.Backend.Upper(), p.Suite.Name, p.Policy.Cadence, pyfmt.Bool(p.ContinueOnError), part)
 	fmt.Fprintf(&b, "%s\n", rule)
 	if p.Basis != nil {
-		fmt.Fprintf(&b, "%s\n", p.Basis.Line())
+		fmt.Fprintf(&b, "%s\n", basisLine(p.Basis))
 	}
 	if p.Rerun != nil {
-		fmt.Fprintf(&b, "%s\n", p.Rerun.Line())
+		fmt.Fprintf(&b, "%s\n", rerunLine(p.Rerun))
 	}
 
 	if len(p.Skipped) > 0 {
@@ -129,14 +85,14 @@ func (p *Plan) WriteText(w io.Writer) error {
 	}
 
 	switch {
-	case len(p.Enabled) == 0 && p.Rerun != nil && p.Rerun.Total > 0:
+	case len(p.Tests) == 0 && p.Rerun != nil && p.Rerun.Total > 0:
 		fmt.Fprintf(&b, "Nothing to rerun: every selected test passed in %s\n", p.Rerun.Path)
-	case len(p.Enabled) == 0:
-		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite, p.Policy.Cadence)
+	case len(p.Tests) == 0:
+		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite.Name, p.Policy.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")
 	default:
-		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Enabled), Seconds(EstTotal(p.Enabled)))
-		for _, t := range p.Enabled {
+		fmt.Fprintf(&b, "Enabled %d test(s) (est total %ss):\n", len(p.Tests), Seconds(EstTotal(p.Tests)))
+		for _, t := range p.Tests {
 			suffix := ""
 			if t.Implicit {
 				suffix = " [implicit]"
@@ -190,27 +146,27 @@ type jsonPlan struct {
 	Suite           string                  `json:"suite"`
 	Policy          policy.Policy           `json:"policy"`
 	ContinueOnError bool                    `json:"continue_on_error"`
-	Partition       *Partition              `json:"partition"`
+	Partition       *suite.Partition        `json:"partition"`
 	Basis           *jsonBasis              `json:"basis,omitempty"`
-	Rerun           *Rerun                  `json:"rerun,omitempty"`
+	Rerun           *suite.Rerun            `json:"rerun,omitempty"`
 	Enabled         []registry.Registration `json:"enabled"`
 	Skipped         []registry.Registration `json:"skipped"`
 }
 
-// WriteJSON writes the plan as the JSON document of `run --list-only --json`,
+// PlanJSON writes the plan as the JSON document of `run --list-only --json`,
 // followed by a newline.
-func (p *Plan) WriteJSON(w io.Writer) error {
+func PlanJSON(w io.Writer, p *suite.Plan) error {
 	pol := p.Policy
 	pol.IncludeLabels = nonNil(pol.IncludeLabels)
 	return writeJSON(w, jsonPlan{
 		HW:              p.Backend,
-		Suite:           p.Suite,
+		Suite:           p.Suite.Name,
 		Policy:          pol,
 		ContinueOnError: p.ContinueOnError,
-		Partition:       p.Partition,
-		Basis:           p.Basis.json(),
+		Partition:       p.Partition(),
+		Basis:           basisJSON(p.Basis),
 		Rerun:           p.Rerun,
-		Enabled:         jsonRegs(p.Enabled),
+		Enabled:         jsonRegs(p.Tests),
 		Skipped:         jsonRegs(p.Skipped),
 	})
 }
@@ -241,20 +197,6 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// View is the partition of one suite into shards.
-type View struct {
-	Backend config.Backend
-	Suite   string
-	Policy  policy.Policy
-	Size    int
-	Shards  []shard.Shard // every shard, or only the one asked for
-	// Skipped are the disabled selected tests; they are in no shard.
-	Skipped []registry.Registration
-	// Basis is set when the shards were balanced on measured timings
-	// (shard.PartitionTimed); the balance is then that of their TimedTotal.
-	Basis *Basis
-}
-
 type jsonShard struct {
 	ID         int                     `json:"id"`
 	EstTotal   pyfmt.JSONFloat         `json:"est_total"`
@@ -269,9 +211,10 @@ type jsonView struct {
 	Shards []jsonShard `json:"shards"`
 }
 
-// WriteJSON writes the view as the JSON document of `partition --json`.
-func (v *View) WriteJSON(w io.Writer) error {
-	doc := jsonView{Suite: v.Suite, Size: v.Size, Basis: v.Basis.json(), Shards: make([]jsonShard, len(v.Shards))}
+// PartitionJSON writes the shards of p as the JSON document of
+// `partition --json`.
+func PartitionJSON(w io.Writer, v *suite.Plan) error {
+	doc := jsonView{Suite: v.Suite.Name, Size: v.Size, Basis: basisJSON(v.Basis), Shards: make([]jsonShard, len(v.Shards))}
 	for i, s := range v.Shards {
 		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: pyfmt.JSONFloat(s.EstTotal), Tests: jsonRegs(s.Tests)}
 		if v.Basis != nil {
@@ -282,19 +225,9 @@ func (v *View) WriteJSON(w io.Writer) error {
 	return writeJSON(w, doc)
 }
 
-// NoTests reports whether no shard of the view holds a test.
-func (v *View) NoTests() bool {
-	for _, s := range v.Shards {
-		if len(s.Tests) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// WriteFiles writes the file of every test of every shard in the view, one
+// PartitionFiles writes the file of every test of every shard of p, one
 // per line, in run order.
-func (v *View) WriteFiles(w io.Writer) error {
+func PartitionFiles(w io.Writer, v *suite.Plan) error {
 	var b strings.Builder
 	for _, s := range v.Shards {
 		for _, t := range s.Tests {
@@ -344,9 +277,9 @@ func computeStats(shards []shard.Shard, total func(*shard.Shard) float64) Stats 
 	return st
 }
 
-// WriteText writes the readable view: a header, every shard with its tests
-// and total, the skipped tests, and the balance.
-func (v *View) WriteText(w io.Writer) error {
+// Partition writes the readable partition of p: a header, every shard with
+// its tests and total, the skipped tests, and the balance.
+func Partition(w io.Writer, v *suite.Plan) error {
 	var b strings.Builder
 	est := ComputeStats(v.Shards)
 	st := est
@@ -354,10 +287,10 @@ func (v *View) WriteText(w io.Writer) error {
 		st = ComputeTimedStats(v.Shards)
 	}
 	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
-		v.Suite, v.Backend, est.Tests, tenths(est.Total), v.Size)
+		v.Suite.Name, v.Backend, est.Tests, tenths(est.Total), v.Size)
 	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
 	if v.Basis != nil {
-		fmt.Fprintf(&b, "%s\n", v.Basis.Line())
+		fmt.Fprintf(&b, "%s\n", basisLine(v.Basis))
 	}
 	for _, s := range v.Shards {
 		timed := ""
