@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/cli"
-	"github.com/radixark/miles-ci/internal/runner"
 )
 
 // forceExitAfter bounds how long miles-ci may take to stop after the first
@@ -34,20 +33,18 @@ func main() {
 		case s = <-sigs:
 		case <-time.After(forceExitAfter):
 		}
-		runner.KillLeftovers()
+		cli.KillLeftovers()
 		os.Exit(128 + int(s.(syscall.Signal)))
 	}()
 	// A reader that leaves (`miles-ci run … | head -1`) must not end a run:
 	// SIGPIPE is caught instead of killing miles-ci, so a write to the
 	// closed pipe fails with EPIPE, and the streams drop what the reader no
-	// longer wants (runner.Stream). Children still start with SIGPIPE's
-	// default action: Go resets caught signals in a child.
+	// longer wants (see cli.SystemFactory). Children still start with
+	// SIGPIPE's default action: Go resets caught signals in a child.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	f := cli.SystemFactory()
-	f.Out, f.ErrOut = runner.NewStream(os.Stdout), runner.NewStream(os.Stderr)
-	code := cli.MainContext(ctx, os.Args[1:], f)
+	code := cli.MainContext(ctx, os.Args[1:], cli.SystemFactory())
 	// Every file's leftovers were ended after it; this is the last word on
-	// anything a test started that is still alive (see runner.KillLeftovers).
-	runner.KillLeftovers()
+	// anything a test started that is still alive (see cli.KillLeftovers).
+	cli.KillLeftovers()
 	os.Exit(code)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
 )
 
 // Factory is the world a command sees: its streams, environment and clock.
@@ -37,12 +38,14 @@ type Factory struct {
 	ConfigPath string
 }
 
-// SystemFactory returns the Factory of the real process.
+// SystemFactory returns the Factory of the real process. Its streams drop
+// what a reader that went away no longer wants (see runner.Stream), so a
+// closed pipe (`miles-ci run … | head -1`) cannot end a run.
 func SystemFactory() *Factory {
 	return &Factory{
 		In:        os.Stdin,
-		Out:       os.Stdout,
-		ErrOut:    os.Stderr,
+		Out:       runner.NewStream(os.Stdout),
+		ErrOut:    runner.NewStream(os.Stderr),
 		Getenv:    os.Getenv,
 		LookupEnv: os.LookupEnv,
 		Now:       time.Now,
@@ -98,3 +101,8 @@ func (f *Factory) Registry(cfg *config.Config) (*registry.Registry, error) {
 	}
 	return reg, nil
 }
+
+// KillLeftovers ends every process a run started that is still alive: the
+// last word of the miles-ci process before it exits (see
+// runner.KillLeftovers).
+func KillLeftovers() { runner.KillLeftovers() }

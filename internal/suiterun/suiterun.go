@@ -15,9 +15,9 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
-	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 // Environment variables a run reads.

@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 func gpuPlan(files ...string) *suite.Plan {
