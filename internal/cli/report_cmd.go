@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // ReportMergeOptions are the flags of `miles-ci report merge`.
@@ -124,6 +125,6 @@ func reportSummaryRun(_ context.Context, f *Factory, opts *ReportSummaryOptions)
 			return fmt.Errorf("write JUnit report %q: %w", opts.JUnitXML, err)
 		}
 	}
-	_, err = fmt.Fprint(f.Out, report.StepSummary(r))
+	_, err = fmt.Fprint(f.Out, view.StepSummary(r))
 	return err
 }

@@ -83,7 +83,7 @@ func MarshalJUnit(r *Report) ([]byte, error) {
 		switch f.Status {
 		case Pass:
 			for _, a := range f.AttemptsDetail {
-				if a.Status.failed() {
+				if a.Status.Failed() {
 					c.Flaky = append(c.Flaky, junitAttempt{Message: a.Reason, Type: string(a.Status),
 						Time: junitTime(a.Elapsed), SystemOut: output(a.OutputTail)})
 				}

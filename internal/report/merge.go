@@ -87,7 +87,7 @@ func combine(prev *File, last File) File {
 	last.Elapsed = Seconds(last.Elapsed + prev.Elapsed)
 	// Finish recomputes Flaky from the attempts; a report without
 	// attempts_detail still tells it by the statuses.
-	if last.Status == Pass && (prev.Flaky || prev.Status.failed()) {
+	if last.Status == Pass && (prev.Flaky || prev.Status.Failed()) {
 		last.Flaky = true
 	}
 	return last

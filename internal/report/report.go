@@ -1,9 +1,9 @@
 // Package report owns the JSON report of a GPU run, the document that
 // `miles-ci run --json-report` writes: its format, reading and checking one,
 // merging a suite's shard reports into one, choosing the files a rerun
-// needs, and rendering a report as JUnit XML, as the step-summary Markdown
-// and as measured timings. Package runner fills a Report; nothing here runs
-// a process.
+// needs, and writing a report out as JUnit XML and as measured timings.
+// Package runner fills a Report; package view renders it as the step
+// summary; nothing here runs a process.
 //
 // The document (version 1):
 //
@@ -55,9 +55,9 @@ const (
 
 var statuses = []Status{Pass, Fail, Timeout, NotRun, Interrupted}
 
-// failed reports whether an attempt with status s was a test failure: an
+// Failed reports whether an attempt with status s was a test failure: an
 // interrupt or a file never run says nothing about the test.
-func (s Status) failed() bool { return s == Fail || s == Timeout }
+func (s Status) Failed() bool { return s == Fail || s == Timeout }
 
 // Report is the outcome of one run of a suite (or of several, merged).
 type Report struct {
@@ -156,7 +156,7 @@ func (r *Report) Finish() {
 			continue
 		}
 		for _, a := range f.AttemptsDetail {
-			if a.Status.failed() {
+			if a.Status.Failed() {
 				f.Flaky = true
 			}
 		}

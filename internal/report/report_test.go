@@ -261,22 +261,6 @@ func TestMarshalJUnit_FlakyTestcasePassesWithOneFlakyFailurePerFailedAttempt(t *
 	assert.Empty(t, s.Cases[1].Flaky)
 }
 
-func TestStepSummary_FlakyStatusAndList(t *testing.T) {
-	r := report("stage-x", false,
-		file("flaky.py", Pass, fail(1, 5, 1), pass(2, 3)),
-		file("ok.py", Pass, pass(1, 2)),
-	)
-	md := StepSummary(r)
-	assert.Equal(t, "### CUDA stage-x: 2/2 passed (1 flaky)\n\n"+
-		"| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n"+
-		"|---|---|---:|---:|---|\n"+
-		"| `flaky.py` | FLAKY (passed on attempt 2) | 2 | 8s / 10s |  |\n"+
-		"| `ok.py` | PASS | 1 | 2s / 10s |  |\n"+
-		"\n**Flaky 1 test(s)** (failed, then passed on a later attempt):\n"+
-		"- `flaky.py`: passed on attempt 2; attempt 1: exit code 1\n"+
-		"\n**Retried 1 test(s):**\n- Passed on retry: flaky.py\n\n", md)
-}
-
 func TestMergeTimings_AFlakyFileIsMeasuredByItsPassingAttempt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "timings.json")
 	r := report("s", false,

@@ -18,6 +18,7 @@ import (
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // Environment variables a run reads.
@@ -129,7 +130,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
-		if err := ghactions.AppendStepSummary(path, report.StepSummary(doc)); err != nil {
+		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
 			fmt.Fprintf(s.ErrOut, "warning: %v\n", err)
 		}
 	}

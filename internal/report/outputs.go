@@ -3,46 +3,9 @@ package report
 import (
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/timings"
 )
-
-// StepSummary renders r as the Markdown of GITHUB_STEP_SUMMARY (package
-// ghactions owns the table): every file with its status, a flaky one as
-// FLAKY (passed on attempt N), then the flaky and the retried files.
-func StepSummary(r *Report) string {
-	rows := make([]ghactions.SummaryRow, len(r.Files))
-	for i := range r.Files {
-		f := &r.Files[i]
-		row := ghactions.SummaryRow{File: f.File, Status: string(f.Status), Attempts: f.Attempts,
-			Elapsed: f.Elapsed, EstTime: float64(f.EstTime)}
-		if f.Status != Pass {
-			row.Detail = f.Reason
-		}
-		if f.Attempts > 1 {
-			switch f.Status {
-			case Pass:
-				row.Retried = "passed"
-			case Timeout:
-				row.Retried = "timeout"
-			default:
-				row.Retried = "failed"
-			}
-		}
-		if f.Flaky {
-			row.PassedOnAttempt = f.Attempts
-			for _, a := range f.AttemptsDetail {
-				if a.Status.failed() {
-					row.Failures = append(row.Failures, fmt.Sprintf("attempt %d: %s", a.Attempt, a.Reason))
-				}
-			}
-		}
-		rows[i] = row
-	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite, rows)
-}
 
 // MergeTimings records the duration of every passed file of r into the
 // timings file at path (package timings owns its format and the lock that
