@@ -1,5 +1,5 @@
 // Package filerun resolves one explicitly requested test file (the
-// /rerun-test pull request command) to the plan that runs it: hardware,
+// /rerun-test pull request command) to the job that runs it: hardware,
 // suite, runner labels, container image and timeout, with the rules and
 // messages of Miles's tests/ci/file_run.py.
 //
@@ -38,7 +38,7 @@ type Request struct {
 // discovery, the collection, the image tag, then the registrations of the
 // file (see Find). A configuration without an image repository is
 // refused before anything is read.
-func Resolve(cfg *config.Config, req Request) (*Plan, error) {
+func Resolve(cfg *config.Config, req Request) (*Job, error) {
 	if cfg.FileRun.ImageRepository == "" {
 		// A configuration problem, so it comes before anything is read.
 		return nil, &Error{Msg: "the configuration (" + cfg.Source + ") has no file_run.image_repository; file-run needs it to name the container image"}

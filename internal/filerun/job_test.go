@@ -191,7 +191,7 @@ func TestCheckImageTag_RefusesWhatADockerTagCannotBe(t *testing.T) {
 	}
 }
 
-func outputLines(p *Plan) string {
+func outputLines(p *Job) string {
 	var b strings.Builder
 	for _, o := range p.Outputs() {
 		b.WriteString(o.Name + "=" + o.Value + "\n")

@@ -14,8 +14,8 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
-// Plan is how one test file runs.
-type Plan struct {
+// Job is how one test file runs: the CI job the file gets.
+type Job struct {
 	// Registration is the file's one enabled CPU or CUDA registration.
 	Registration registry.Registration
 	// RunsOn are the runner labels of a CUDA suite, from the roster; nil
@@ -30,16 +30,16 @@ type Plan struct {
 	TimeoutSeconds string
 }
 
-// HW is the hardware of the plan: cpu or cuda.
-func (p *Plan) HW() config.Backend { return p.Registration.Backend }
+// HW is the hardware of the job: cpu or cuda.
+func (p *Job) HW() config.Backend { return p.Registration.Backend }
 
 // Suite is the suite of the file's registration.
-func (p *Plan) Suite() string { return p.Registration.Suite }
+func (p *Job) Suite() string { return p.Registration.Suite }
 
-// Outputs are the five step outputs of the plan, in file_run.py's order:
+// Outputs are the five step outputs of the job, in file_run.py's order:
 // hw, suite, runs_on (the runner labels as Python's json.dumps writes the
 // list, empty for a CPU file), container_image, timeout_seconds.
-func (p *Plan) Outputs() []ghactions.OutputPair {
+func (p *Job) Outputs() []ghactions.OutputPair {
 	return []ghactions.OutputPair{
 		{Name: "hw", Value: string(p.HW())},
 		{Name: "suite", Value: p.Suite()},
@@ -49,7 +49,7 @@ func (p *Plan) Outputs() []ghactions.OutputPair {
 	}
 }
 
-func (p *Plan) runsOnJSON() string {
+func (p *Job) runsOnJSON() string {
 	if p.HW() != config.CUDA {
 		return ""
 	}
@@ -63,9 +63,9 @@ func (p *Plan) runsOnJSON() string {
 	return string(append(b, ']'))
 }
 
-// JSON is the plan's stdout line without its newline: the outputs as
+// JSON is the job's stdout line without its newline: the outputs as
 // Python's json.dumps(plan, sort_keys=True) writes them.
-func (p *Plan) JSON() string {
+func (p *Job) JSON() string {
 	outs := p.Outputs()
 	sort.Slice(outs, func(i, j int) bool { return outs[i].Name < outs[j].Name })
 	b := []byte{'{'}
@@ -108,7 +108,7 @@ func CheckImageTag(tag string) error {
 	return nil
 }
 
-// Find maps testFile to its plan, with file_run.py's checks in its order:
+// Find maps testFile to its job, with file_run.py's checks in its order:
 // the file must be registered; ROCm registrations are ignored, and a file
 // registered only for ROCm is refused; exactly one CPU or CUDA registration
 // must remain, and it must not be disabled (an empty reason disables too);
@@ -118,7 +118,7 @@ func CheckImageTag(tag string) error {
 // An explicit file is the selection: its labels and nightly flag are not
 // looked at. testFile must equal the registered path byte for byte
 // ("./tests/x.py" is not registered).
-func Find(cfg *config.Config, regs []registry.Registration, testFile string) (*Plan, error) {
+func Find(cfg *config.Config, regs []registry.Registration, testFile string) (*Job, error) {
 	var found, supported []registry.Registration
 	for _, r := range regs {
 		if r.File != testFile {
@@ -165,7 +165,7 @@ func Find(cfg *config.Config, regs []registry.Registration, testFile string) (*P
 	if err != nil {
 		return nil, errorf("%s: %v", testFile, err)
 	}
-	p := &Plan{Registration: reg, TimeoutSeconds: timeout}
+	p := &Job{Registration: reg, TimeoutSeconds: timeout}
 	if reg.Backend == config.CUDA {
 		p.RunsOn = append([]string{}, suite.RunsOn...)
 	}
@@ -195,7 +195,7 @@ func TimeoutSeconds(minimum int, est float64) (string, error) {
 // WriteRunHeader writes what `run --file` prints before it runs the file:
 // the file, its hardware, suite and est_time, and the time limit it runs
 // under, timeout seconds.
-func (p *Plan) WriteRunHeader(w io.Writer, timeout int) error {
+func (p *Job) WriteRunHeader(w io.Writer, timeout int) error {
 	r := p.Registration
 	rule := strings.Repeat("=", 60)
 	_, err := fmt.Fprintf(w, "\n%s\nFile run: %s\nHardware: %s  Suite: %s  est_time=%ss  Timeout: %ds\n%s\n\n",
