@@ -19,6 +19,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/plan"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
 )
 
 // execFactory is a Factory over a repository root with buffers and the
@@ -59,7 +60,7 @@ func testPlan(backend config.Backend, continueOnError bool, regs []registry.Regi
 }
 
 func execOptions() *RunOptions {
-	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}
+	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, Limits: runner.Limits{TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}}
 }
 
 func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
