@@ -11,10 +11,13 @@
 package argparse
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -31,23 +34,74 @@ func errorf(format string, args ...any) error {
 	return &Error{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Spec says how to read a flag set argparse's way.
-type Spec struct {
-	// List names the one flag that takes zero or more values; each
-	// occurrence replaces the previous one, as argparse's does.
-	List string
-	// Compat lists the original parser's long flags in its order. An
-	// abbreviation is resolved among these first, so that flags added
-	// beside them cannot make ambiguous a prefix the original accepted.
-	Compat []string
+// The original parser's flags are marked on the flag set itself (see
+// AddOriginal), and the zero-or-more-valued flag is the one whose value is a
+// *List, so a flag set is all Parse needs.
+
+// originalKey annotates a flag of the original parser with its place among
+// that parser's flags.
+const originalKey = "argparse_original"
+
+// AddOriginal adds to fs the flags declare declares, as the original
+// parser's, in the order declared: an abbreviation is resolved among these
+// first, so that flags added beside them cannot make ambiguous a prefix the
+// original accepted, and an ambiguous one is reported with its candidates
+// in the original parser's order. Calls add to the flags of earlier ones.
+// -h/--help, which argparse declares before all others, is always the
+// original parser's first.
+func AddOriginal(fs *pflag.FlagSet, declare func(fs *pflag.FlagSet)) {
+	n := 0
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if _, ok := fl.Annotations[originalKey]; ok {
+			n++
+		}
+	})
+	orig := pflag.NewFlagSet(fs.Name(), pflag.ContinueOnError)
+	orig.SortFlags = false // VisitAll in the order declared
+	declare(orig)
+	orig.VisitAll(func(fl *pflag.Flag) {
+		if fl.Annotations == nil {
+			fl.Annotations = map[string][]string{}
+		}
+		fl.Annotations[originalKey] = []string{strconv.Itoa(n)}
+		n++
+		fs.AddFlag(fl)
+	})
+}
+
+// originalRank is fl's place among the original parser's flags, and
+// whether it is one of them.
+func originalRank(fl *pflag.Flag) (int, bool) {
+	if fl.Name == "help" {
+		return -1, true
+	}
+	v, ok := fl.Annotations[originalKey]
+	if !ok || len(v) != 1 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v[0])
+	return n, err == nil
+}
+
+// IsOriginal reports whether fl is one of the original parser's flags.
+func IsOriginal(fl *pflag.Flag) bool {
+	_, ok := originalRank(fl)
+	return ok
+}
+
+// IsList reports whether fl takes zero or more values (argparse's
+// nargs='*'): its value is a *List.
+func IsList(fl *pflag.Flag) bool {
+	_, ok := fl.Value.(*List)
+	return ok
 }
 
 // Parse reads args into fs. It returns help=true when -h/--help was given,
 // and the arguments no flag took (argparse reports those as unrecognized,
 // after its required-flag check: see Unrecognized). Every error is an
 // *Error.
-func Parse(fs *pflag.FlagSet, args []string, spec Spec) (help bool, extras []string, err error) {
-	normalized, extras, err := Normalize(fs, args, spec)
+func Parse(fs *pflag.FlagSet, args []string) (help bool, extras []string, err error) {
+	normalized, extras, err := Normalize(fs, args)
 	if err != nil {
 		return false, nil, err
 	}
@@ -117,7 +171,7 @@ var negativeNumber = regexp.MustCompile(`^-\p{Nd}+$|^-\p{Nd}*\.\p{Nd}+$`)
 // with `=value`, or a unique prefix of a long flag) or an unknown option: it
 // starts with '-' and is not '-' alone, a negative number, or a text with a
 // space that names no flag.
-func classify(fs *pflag.FlagSet, spec Spec, a string) (token, error) {
+func classify(fs *pflag.FlagSet, a string) (token, error) {
 	if len(a) < 2 || a[0] != '-' {
 		return token{kind: value}, nil
 	}
@@ -136,7 +190,7 @@ func classify(fs *pflag.FlagSet, spec Spec, a string) (token, error) {
 		fl := fs.Lookup(name)
 		if fl == nil {
 			var err error
-			if fl, err = lookupPrefix(fs, spec, name); err != nil {
+			if fl, err = lookupPrefix(fs, name); err != nil {
 				return token{}, err
 			}
 		}
@@ -156,20 +210,23 @@ func classify(fs *pflag.FlagSet, spec Spec, a string) (token, error) {
 
 // lookupPrefix resolves an abbreviated long flag name: first among the
 // original parser's flags, then among all of fs's. No match is (nil, nil).
-func lookupPrefix(fs *pflag.FlagSet, spec Spec, prefix string) (*pflag.Flag, error) {
+func lookupPrefix(fs *pflag.FlagSet, prefix string) (*pflag.Flag, error) {
 	if prefix == "" {
 		return nil, nil
 	}
 	var compat, all []*pflag.Flag
-	for _, name := range spec.Compat {
-		if fl := fs.Lookup(name); fl != nil && strings.HasPrefix(name, prefix) {
-			compat = append(compat, fl)
-		}
-	}
 	fs.VisitAll(func(fl *pflag.Flag) {
 		if strings.HasPrefix(fl.Name, prefix) {
 			all = append(all, fl)
+			if IsOriginal(fl) {
+				compat = append(compat, fl)
+			}
 		}
+	})
+	slices.SortFunc(compat, func(a, b *pflag.Flag) int {
+		ra, _ := originalRank(a)
+		rb, _ := originalRank(b)
+		return cmp.Compare(ra, rb)
 	})
 	for _, cands := range [][]*pflag.Flag{compat, all} {
 		switch len(cands) {
@@ -196,7 +253,7 @@ func lookupPrefix(fs *pflag.FlagSet, spec Spec, prefix string) (*pflag.Flag, err
 // `--`, possibly none. A flag that takes one value must be followed by a
 // value; a flag that takes none refuses `=value`. Unknown options, values
 // no flag took, and everything from `--` on are returned as extras.
-func Normalize(fs *pflag.FlagSet, args []string, spec Spec) (out, extras []string, err error) {
+func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err error) {
 	// argparse classifies every token before it consumes any, so an
 	// ambiguous prefix anywhere is the first error.
 	kinds := make([]token, len(args))
@@ -204,7 +261,7 @@ func Normalize(fs *pflag.FlagSet, args []string, spec Spec) (out, extras []strin
 		if a == "--" {
 			break
 		}
-		if kinds[i], err = classify(fs, spec, a); err != nil {
+		if kinds[i], err = classify(fs, a); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -232,7 +289,7 @@ func Normalize(fs *pflag.FlagSet, args []string, spec Spec) (out, extras []strin
 			return "", false
 		}
 		switch {
-		case fl.Name == spec.List:
+		case IsList(fl):
 			values := []string{}
 			if k.explicit != nil {
 				values = append(values, *k.explicit)

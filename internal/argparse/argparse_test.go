@@ -8,32 +8,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testSpec and testFlagSet are run_suite.py's parser in small: its flags,
+// testFlagSet is run_suite.py's parser in small: its flags, in its order,
 // plus two that miles-ci adds (--json, --config).
-var testSpec = Spec{List: "labels", Compat: []string{
-	"help", "hw", "suite", "cadence", "nightly", "continue-on-error",
-	"auto-partition-id", "auto-partition-size", "list-only", "labels", "match-all-labels",
-}}
-
 func testFlagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	var hw, suite, cadence string
 	var given, nightly, listOnly, matchAll bool
 	var labels []string
 	var id, size int
-	fs.Var(&Choice{Flag: "--hw", Target: &hw, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", "")
-	fs.Var(&String{Target: &suite, Given: &given}, "suite", "")
-	fs.Var(&Choice{Flag: "--cadence", Target: &cadence, Choices: []string{"nightly", "regular"}}, "cadence", "")
-	AddConst(fs, &Const{Flag: "--nightly", Target: &nightly}, "nightly", "")
-	AddConst(fs, &Const{Flag: "--list-only", Target: &listOnly}, "list-only", "")
-	AddConst(fs, &Const{Flag: "--match-all-labels", Target: &matchAll}, "match-all-labels", "")
-	fs.Var(&List{Target: &labels}, "labels", "")
-	fs.Bool("continue-on-error", false, "")
+	AddOriginal(fs, func(fs *pflag.FlagSet) {
+		fs.Var(&Choice{Flag: "--hw", Target: &hw, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", "")
+		fs.Var(&String{Target: &suite, Given: &given}, "suite", "")
+		fs.Var(&Choice{Flag: "--cadence", Target: &cadence, Choices: []string{"nightly", "regular"}}, "cadence", "")
+		AddConst(fs, &Const{Flag: "--nightly", Target: &nightly}, "nightly", "")
+		fs.Bool("continue-on-error", false, "")
+		AddInt(fs, &id, nil, "auto-partition-id", 0, "")
+		AddInt(fs, &size, nil, "auto-partition-size", 0, "")
+		AddConst(fs, &Const{Flag: "--list-only", Target: &listOnly}, "list-only", "")
+		fs.Var(&List{Target: &labels}, "labels", "")
+	})
 	fs.Bool("json", false, "")
 	fs.String("config", "", "")
-	AddInt(fs, &id, nil, "auto-partition-id", 0, "")
-	AddInt(fs, &size, nil, "auto-partition-size", 0, "")
-	fs.BoolP("help", "h", false, "")
+	AddOriginal(fs, func(fs *pflag.FlagSet) { // a later call continues the order
+		AddConst(fs, &Const{Flag: "--match-all-labels", Target: &matchAll}, "match-all-labels", "")
+	})
+	fs.BoolP("help", "h", false, "") // declared last, as cobra does, yet argparse's first
 	return fs
 }
 
@@ -70,7 +69,7 @@ func TestNormalize_ReadsArgvLikeArgparse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, extras, err := Normalize(testFlagSet(), tt.args, testSpec)
+			got, extras, err := Normalize(testFlagSet(), tt.args)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 			assert.Equal(t, tt.extras, extras)
@@ -94,10 +93,11 @@ func TestNormalize_UsageErrors(t *testing.T) {
 		{[]string{"--nightly=true"}, "argument --nightly: ignored explicit argument 'true'"},
 		{[]string{"--hw", "cuda", "--auto-partition", "1"}, "ambiguous option: --auto-partition could match --auto-partition-id, --auto-partition-size"},
 		{[]string{"--labels", "a", "--h"}, "ambiguous option: --h could match --help, --hw"},
+		{[]string{"--l"}, "ambiguous option: --l could match --list-only, --labels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			_, _, err := Normalize(testFlagSet(), tt.args, testSpec)
+			_, _, err := Normalize(testFlagSet(), tt.args)
 			var ue *Error
 			require.ErrorAs(t, err, &ue, "%q", tt.args)
 			assert.Equal(t, tt.want, ue.Msg)
@@ -118,7 +118,7 @@ func TestList_ALaterOccurrenceReplaces(t *testing.T) {
 
 func TestParse_SetsValuesAndReportsArgparseErrors(t *testing.T) {
 	fs := testFlagSet()
-	help, extras, err := Parse(fs, []string{"--hw", "cuda", "--lab", "a", "b", "--auto-partition-size", " 1_0 ", "stray"}, testSpec)
+	help, extras, err := Parse(fs, []string{"--hw", "cuda", "--lab", "a", "b", "--auto-partition-size", " 1_0 ", "stray"})
 	require.NoError(t, err)
 	assert.False(t, help)
 	assert.Equal(t, []string{"stray"}, extras)
@@ -134,12 +134,12 @@ func TestParse_SetsValuesAndReportsArgparseErrors(t *testing.T) {
 		{[]string{"--auto-partition-id", "1.5"}, "argument --auto-partition-id: invalid int value: '1.5'"},
 	}
 	for _, tt := range tests {
-		_, _, err := Parse(testFlagSet(), tt.args, testSpec)
+		_, _, err := Parse(testFlagSet(), tt.args)
 		var ae *Error
 		require.ErrorAs(t, err, &ae, "%q", tt.args)
 		assert.Equal(t, tt.want, ae.Msg)
 	}
-	help, _, err = Parse(testFlagSet(), []string{"-h"}, testSpec)
+	help, _, err = Parse(testFlagSet(), []string{"-h"})
 	require.NoError(t, err)
 	assert.True(t, help)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/filerun"
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/ghactions"
 )
 
@@ -70,10 +71,11 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&flags.file, "file", "", "registered test `FILE` to resolve (default $TEST_FILE)")
-	fl.StringVar(&flags.imageTag, "image-tag", "", "container image `TAG`; empty: dev (default $CI_IMAGE_TAG)")
-	fl.StringVar(&flags.sourceRoot, "source-root", "", "`DIR` to read the registrations from; empty: . (default $CI_SOURCE_ROOT)")
-	fl.StringVar(&flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)")
+	flagkind.String(fl, &flags.file, "file", "", "registered test `FILE` to resolve (default $TEST_FILE)", flagkind.Path, "py")
+	flagkind.String(fl, &flags.imageTag, "image-tag", "", "container image `TAG`; empty: dev (default $CI_IMAGE_TAG)", flagkind.Text)
+	flagkind.String(fl, &flags.sourceRoot, "source-root", "", "`DIR` to read the registrations from; empty: . (default $CI_SOURCE_ROOT)", flagkind.Dir)
+	// An empty value is an empty variable's: the outputs go to stdout.
+	flagkind.EmptyOK(flagkind.String(fl, &flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)", flagkind.Output))
 	return cmd
 }
 

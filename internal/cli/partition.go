@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/complete"
@@ -65,11 +66,17 @@ suite's backend. With --id, print that shard's files one per line.`,
 		},
 	}
 	fs := cmd.Flags()
-	addSelectionFlags(fs, &opts.selectionFlags, false)
+	argparse.AddOriginal(fs, func(fs *pflag.FlagSet) { // run_suite.py's flags, in its order
+		addSelectionFlags(fs, &opts.selectionFlags, false)
+		addLabelFlags(fs, &opts.selectionFlags)
+	})
+	addTimingsFlag(fs, &opts.Timings, timingsUsage)
 	opts.size = argparse.AddInt(fs, &opts.Size, &opts.SizeSet, "size", 0, "number of shards `N` (default: the suite's shard count)")
 	opts.id = argparse.AddInt(fs, &opts.ID, &opts.IDSet, "id", 0, "show only shard `I` (0-based): its files one per line; exit status 3 when it has none")
-	argparse.AddIntAlias(fs, opts.size, "auto-partition-size", "run's spelling of --size `N`")
-	argparse.AddIntAlias(fs, opts.id, "auto-partition-id", "run's spelling of --id `I`")
+	argparse.AddOriginal(fs, func(fs *pflag.FlagSet) {
+		argparse.AddIntAlias(fs, opts.id, "auto-partition-id", "run's spelling of --id `I`")
+		argparse.AddIntAlias(fs, opts.size, "auto-partition-size", "run's spelling of --size `N`")
+	})
 	fs.BoolVar(&opts.JSON, "json", false, "print the partition as JSON")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -98,12 +99,13 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&flags.event, "event", "", "workflow event `NAME` (default $EVENT_NAME)")
-	fl.StringVar(&flags.schedule, "schedule", "", "`CRON` of a scheduled run (default $SCHEDULE)")
-	fl.StringVar(&flags.labelsJSON, "labels-json", "", "pull request labels as a `JSON` array of strings (default $PR_LABELS_JSON)")
-	fl.StringVar(&flags.override, "cadence-override", "", "`CADENCE` that wins over the trigger (default $CADENCE_OVERRIDE)")
-	fl.StringVar(&flags.changed, "changed-files", "", "`FILE` holding git diff --name-status -z -M output (default $CHANGED_FILES_PATH)")
-	fl.StringVar(&flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)")
+	flagkind.String(fl, &flags.event, "event", "", "workflow event `NAME` (default $EVENT_NAME)", flagkind.Text)
+	flagkind.String(fl, &flags.schedule, "schedule", "", "`CRON` of a scheduled run (default $SCHEDULE)", flagkind.Text)
+	flagkind.String(fl, &flags.labelsJSON, "labels-json", "", "pull request labels as a `JSON` array of strings (default $PR_LABELS_JSON)", flagkind.Text)
+	flagkind.String(fl, &flags.override, "cadence-override", "", "`CADENCE` that wins over the trigger (default $CADENCE_OVERRIDE)", flagkind.Choice)
+	// An empty value is an empty variable's: no usable diff, no empty-path error.
+	flagkind.EmptyOK(flagkind.String(fl, &flags.changed, "changed-files", "", "`FILE` holding git diff --name-status -z -M output (default $CHANGED_FILES_PATH)", flagkind.Path))
+	flagkind.EmptyOK(flagkind.String(fl, &flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)", flagkind.Output))
 	fl.BoolVar(&opts.Explain, "explain", false, "also say why each PR GPU stage runs or is skipped and why each label is included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON instead of the text lines")
 	return cmd

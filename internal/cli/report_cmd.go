@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/view"
 )
@@ -51,16 +52,13 @@ Reports of different suites are an error. Without -o it goes to stdout.`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if cmd.Flags().Changed("output") && opts.Output == "" {
-				return usageErrorf("--output needs a path, got an empty value")
-			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return reportMergeRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged report to `OUT` instead of stdout")
+	flagkind.String(cmd.Flags(), &opts.Output, "output", "o", "write the merged report to `OUT` instead of stdout", flagkind.Output, "json")
 	return cmd
 }
 
@@ -111,7 +109,7 @@ writes the report as JUnit XML.`,
 			return reportSummaryRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.JUnitXML, "junit-xml", "", "also write the report as JUnit XML to `PATH`")
+	flagkind.String(cmd.Flags(), &opts.JUnitXML, "junit-xml", "", "also write the report as JUnit XML to `PATH`", flagkind.Output, "xml")
 	return cmd
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/buildinfo"
+	"github.com/radixark/miles-ci/internal/complete"
+	"github.com/radixark/miles-ci/internal/flagkind"
 )
 
 // Version is stamped by the build (-ldflags "-X ...cli.Version=...", as
@@ -31,8 +33,10 @@ and selects, shards and runs one stage's tests.`,
 			return checkPathFlags(cmd.Flags())
 		},
 	}
-	root.PersistentFlags().StringVar(&f.Root, "root", ".", "repository root `DIR`")
-	root.PersistentFlags().StringVar(&f.ConfigPath, "config", "", "configuration `FILE` (default: <root>/"+".miles-ci.yaml, else the built-in Miles configuration)")
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.Root, "root", ".", "repository root `DIR`")
+	flagkind.Set(pf.Lookup("root"), flagkind.Dir)
+	flagkind.String(pf, &f.ConfigPath, "config", "", "configuration `FILE` (default: <root>/"+".miles-ci.yaml, else the built-in Miles configuration)", flagkind.Path, "yaml", "yml")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Msg: err.Error()}
 	})
@@ -51,6 +55,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdReport(f),
 		NewCmdLint(f, nil),
 	)
+	complete.Register(root, &f.Root, &f.ConfigPath)
 	return root
 }
 

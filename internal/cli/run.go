@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/view"
@@ -58,23 +60,27 @@ nightly gate do not apply, and a disabled file is refused.`,
 		},
 	}
 	fs := cmd.Flags()
-	addSelectionFlags(fs, &opts.selectionFlags, true)
-	opts.partitionID = argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
-	opts.partitionSize = argparse.AddInt(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
-	argparse.AddInt(fs, &opts.TimeoutPerFile, &opts.timeoutSet, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
-	fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
-	fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
-	argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "`N` attempts per file, the first included")
-	argparse.AddInt(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
-	argparse.AddInt(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
-	fs.StringVar(&opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)")
-	fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
+	argparse.AddOriginal(fs, func(fs *pflag.FlagSet) { // run_suite.py's flags, in its order
+		addSelectionFlags(fs, &opts.selectionFlags, true)
+		argparse.AddInt(fs, &opts.TimeoutPerFile, &opts.timeoutSet, "timeout-per-file", 1800, "time limit of one file in `SECONDS`")
+		fs.BoolVar(&opts.ContinueOnError, "continue-on-error", false, "keep running after a file fails")
+		opts.partitionID = argparse.AddInt(fs, &opts.PartitionID, &opts.partitionIDSet, "auto-partition-id", 0, "run only shard `ID` (0-based) of the suite")
+		opts.partitionSize = argparse.AddInt(fs, &opts.PartitionSize, &opts.partitionSizeSet, "auto-partition-size", 0, "split the suite into `N` shards (longest first)")
+		fs.BoolVar(&opts.EnableRetry, "enable-retry", false, "retry a file whose failure looks flaky (accuracy, performance)")
+		argparse.AddInt(fs, &opts.MaxAttempts, nil, "max-attempts", 2, "`N` attempts per file, the first included")
+		argparse.AddInt(fs, &opts.RetryWaitSeconds, nil, "retry-wait-seconds", 60, "`SECONDS` to wait between attempts")
+		argparse.AddInt(fs, &opts.RetryTimeoutIncrease, nil, "retry-timeout-increase", 600, "`SECONDS` added to the timeout when retry is enabled")
+		fs.BoolVar(&opts.ListOnly, "list-only", false, "print the plan and stop")
+		addLabelFlags(fs, &opts.selectionFlags)
+	})
+	addTimingsFlag(fs, &opts.Timings, timingsUsage)
+	flagkind.String(fs, &opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)", flagkind.Path, "py")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
-	fs.StringVar(&opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)")
-	fs.StringVar(&opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)")
-	fs.StringVar(&opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)")
-	fs.StringVar(&opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD")
-	fs.StringVar(&opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)")
+	flagkind.String(fs, &opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)", flagkind.Output, "xml")
+	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
+	flagkind.String(fs, &opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)", flagkind.Output, "json")
+	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
+	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)", flagkind.Path, "json")
 	return cmd
 }
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/suiterun"
 )
@@ -38,11 +37,8 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		TimeoutPerFile: opts.TimeoutPerFile, EnableRetry: opts.EnableRetry, MaxAttempts: opts.MaxAttempts,
-		RetryWaitSeconds: opts.RetryWaitSeconds, RetryTimeoutIncrease: opts.RetryTimeoutIncrease,
-		GateHook: opts.GateHook,
-		Outputs:  report.Outputs{JUnitXML: opts.JUnitXML, JSONReport: opts.JSONReport, TimingsOut: opts.TimingsOut},
-		Getenv:   f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
+		Limits: opts.Limits, GateHook: opts.GateHook, Outputs: opts.Outputs,
+		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 	})
 	switch {
 	case err != nil:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
 )
 
@@ -59,7 +60,7 @@ func testPlan(backend config.Backend, continueOnError bool, regs []registry.Regi
 }
 
 func execOptions() *RunOptions {
-	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}
+	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, Limits: runner.Limits{TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}}
 }
 
 func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {

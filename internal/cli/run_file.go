@@ -8,7 +8,6 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/filerun"
 	"github.com/radixark/miles-ci/internal/registry"
-	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
 )
 
@@ -62,8 +61,8 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	opts.HW, opts.Suite = string(r.Backend), r.Suite
 	// The limit the runner will apply: pytest is not retried, so a CPU
 	// file's limit has no retry increase.
-	limits := runner.Options{TimeoutPerFile: opts.TimeoutPerFile,
-		EnableRetry: opts.EnableRetry && r.Backend != config.CPU, RetryTimeoutIncrease: opts.RetryTimeoutIncrease}
+	limits := opts.Limits
+	limits.EnableRetry = limits.EnableRetry && r.Backend != config.CPU
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/radixark/miles-ci/internal/argparse"
+import (
+	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/runner"
+)
 
 // RunOptions holds every flag of `miles-ci run`. The selection half (SPEC §5)
 // is shared with `miles-ci partition`; the execution half only matters when
@@ -18,17 +22,12 @@ type RunOptions struct {
 	// File is --file: run only this registered file ("" for a suite run).
 	File string
 
-	// Execution.
-	TimeoutPerFile       int
-	ContinueOnError      bool
-	EnableRetry          bool
-	MaxAttempts          int
-	RetryWaitSeconds     int
-	RetryTimeoutIncrease int
-	JUnitXML             string
-	JSONReport           string
-	TimingsOut           string
-	GateHook             string
+	// Execution. The limits and the report files are bound from their
+	// flags straight into the structs the run takes.
+	runner.Limits
+	report.Outputs
+	ContinueOnError bool
+	GateHook        string
 
 	// Which of the two partition flags were given, and the size as typed
 	// (argv parsing only).

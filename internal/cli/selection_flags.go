@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/report"
@@ -43,38 +44,38 @@ type selectionFlags struct {
 	extras []string
 }
 
-// argparseSpec is how run_suite.py's parser read its command line: --labels
-// takes zero or more values, and an abbreviated long flag is resolved among
-// run_suite.py's own flags first, so that the flags miles-ci adds cannot
-// make a prefix ambiguous that run_suite.py accepts (`--co` is
-// `--continue-on-error`, not also `--config`).
-var argparseSpec = argparse.Spec{
-	List: "labels",
-	Compat: []string{
-		"help", "hw", "suite", "cadence", "nightly", "timeout-per-file", "continue-on-error",
-		"auto-partition-id", "auto-partition-size", "enable-retry", "max-attempts",
-		"retry-wait-seconds", "retry-timeout-increase", "list-only", "labels", "match-all-labels",
-	},
-}
-
+// addSelectionFlags declares the selection flags run_suite.py declares
+// first: --hw, --suite, --cadence and --nightly. Called inside
+// argparse.AddOriginal, with addLabelFlags after the caller's own
+// run_suite.py flags, so that the flag set holds run_suite.py's flags in its
+// order (see argparse.AddOriginal).
 func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
 	hwHelp := "hardware backend `HW`: cpu, cuda or rocm"
 	if !hwRequired {
 		hwHelp += " (default: the suite's backend)"
 	}
-	fs.Var(&argparse.Choice{Flag: "--hw", Target: &s.HW, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", hwHelp)
-	fs.Var(&argparse.String{Target: &s.Suite, Given: &s.suiteSet}, "suite", "the `SUITE` (CI stage) to select")
+	flagkind.Set(fs.VarPF(&argparse.Choice{Flag: "--hw", Target: &s.HW, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", "", hwHelp), flagkind.Choice)
+	flagkind.Set(fs.VarPF(&argparse.String{Target: &s.Suite, Given: &s.suiteSet}, "suite", "", "the `SUITE` (CI stage) to select"), flagkind.Choice)
 	s.Cadence = policy.Regular
-	fs.Var(&argparse.Choice{Flag: "--cadence", Target: &s.Cadence, Choices: config.Cadences,
+	flagkind.Set(fs.VarPF(&argparse.Choice{Flag: "--cadence", Target: &s.Cadence, Choices: config.Cadences,
 		Seen: func() { s.cadenceOrder = append(s.cadenceOrder, "--cadence") }},
-		"cadence", "CI `CADENCE`: nightly, regular, release or weekly")
+		"cadence", "", "CI `CADENCE`: nightly, regular, release or weekly"), flagkind.Choice)
 	argparse.AddConst(fs, &argparse.Const{Flag: "--nightly", Target: &s.Nightly,
 		Seen: func() { s.cadenceOrder = append(s.cadenceOrder, "--nightly") }},
 		"nightly", "alias for --cadence nightly")
-	fs.Var(&argparse.List{Target: &s.Labels}, argparseSpec.List,
-		"raw PR `LABELS`, zero or more: run-ci-X selects domain label X; nightly, bypass-fastfail, run-ci-all, run-ci-image")
+}
+
+// addLabelFlags declares the selection flags run_suite.py declares last:
+// --labels and --match-all-labels.
+func addLabelFlags(fs *pflag.FlagSet, s *selectionFlags) {
+	flagkind.Set(fs.VarPF(&argparse.List{Target: &s.Labels}, "labels", "",
+		"raw PR `LABELS`, zero or more: run-ci-X selects domain label X; nightly, bypass-fastfail, run-ci-all, run-ci-image"), flagkind.Choice)
 	fs.BoolVar(&s.MatchAllLabels, "match-all-labels", false, "include every known domain label")
-	fs.StringVar(&s.Timings, timingsFlag, "", timingsUsage)
+}
+
+// addTimingsFlag declares --timings, a timings file read (see timingsFlag).
+func addTimingsFlag(fs *pflag.FlagSet, p *string, usage string) {
+	flagkind.String(fs, p, timingsFlag, "", usage, flagkind.Path, "json")
 }
 
 // resolve checks what pflag cannot, in argparse's order: the two cadence
@@ -150,7 +151,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 // reports them after the required flags, as argparse does).
 func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, extras []string, err error) {
 	cmd.InheritedFlags() // merges the global flags into cmd.Flags()
-	help, extras, err = argparse.Parse(cmd.Flags(), args, argparseSpec)
+	help, extras, err = argparse.Parse(cmd.Flags(), args)
 	if err != nil || help {
 		return help, nil, asUsage(err)
 	}
@@ -167,29 +168,35 @@ func asUsage(err error) error {
 	return err
 }
 
-// pathFlags name a file miles-ci reads or writes. Given an empty value
-// (`--timings "$UNSET"`) each would otherwise act as if it were absent: the
-// default configuration, the default split, no report, all silently; an
-// empty --file (run, file-run) would turn a file run into a suite run.
-var pathFlags = []string{"config", timingsFlag, "json-report", "junit-xml", "timings-out", "rerun-failed", "file"}
-
-// outputFlags name a file miles-ci writes; no two may name one file.
-var outputFlags = []string{"junit-xml", "json-report", "timings-out"}
-
-// checkPathFlags refuses an explicitly empty path flag of fs, and one file
-// given to two output flags, where the second report would silently
-// replace the first.
+// checkPathFlags refuses an explicitly empty value of a file flag of fs
+// (see flagkind.RefusesEmpty): given `--timings "$UNSET"`, each would
+// otherwise act as if it were absent (the default configuration, the
+// default split, no report, all silently), and an empty --file (run,
+// file-run) would turn a file run into a suite run. It also refuses one
+// file given to two output flags, where the second report would silently
+// replace the first. Flags are checked in the order the command declares
+// them.
 func checkPathFlags(fs *pflag.FlagSet) error {
-	for _, name := range pathFlags {
-		if fl := fs.Lookup(name); fl != nil && fl.Changed && fl.Value.String() == "" {
-			return usageErrorf("--%s needs a path, got an empty value", name)
+	var empty *pflag.Flag
+	var outputs []*pflag.Flag
+	flagkind.InOrder(fs, func(fl *pflag.Flag) {
+		if !fl.Changed {
+			return
 		}
+		if empty == nil && flagkind.RefusesEmpty(fl) && fl.Value.String() == "" {
+			empty = fl
+		}
+		if flagkind.Of(fl) == flagkind.Output && fl.Value.String() != "" {
+			outputs = append(outputs, fl)
+		}
+	})
+	if empty != nil {
+		return usageErrorf("--%s needs a path, got an empty value", empty.Name)
 	}
-	for i, a := range outputFlags {
-		for _, b := range outputFlags[i+1:] {
-			fa, fb := fs.Lookup(a), fs.Lookup(b)
-			if fa != nil && fb != nil && fa.Changed && fb.Changed && fsutil.SameOutput(fa.Value.String(), fb.Value.String()) {
-				return usageErrorf("--%s and --%s name the same file %q; give each its own path", a, b, fb.Value.String())
+	for i, a := range outputs {
+		for _, b := range outputs[i+1:] {
+			if fsutil.SameOutput(a.Value.String(), b.Value.String()) {
+				return usageErrorf("--%s and --%s name the same file %q; give each its own path", a.Name, b.Name, b.Value.String())
 			}
 		}
 	}

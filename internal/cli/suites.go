@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/radixark/miles-ci/internal/complete"
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/timings"
@@ -45,10 +45,9 @@ JSON holds only that suite and its registrations.`,
 			return suitesRun(cmd.Context(), f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Suite, "suite", "", "list the registrations of this `SUITE`")
+	flagkind.String(cmd.Flags(), &opts.Suite, "suite", "", "list the registrations of this `SUITE`", flagkind.Choice)
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
-	_ = cmd.RegisterFlagCompletionFunc("suite", complete.Func(&f.Root, &f.ConfigPath, "--suite"))
-	cmd.Flags().StringVar(&opts.Timings, timingsFlag, "",
+	addTimingsFlag(cmd.Flags(), &opts.Timings,
 		"compare est_time with the measured seconds in the timings file `PATH`, flagging files measured over 1.25 x est_time")
 	return cmd
 }

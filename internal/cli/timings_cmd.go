@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/timings"
 )
@@ -44,7 +45,8 @@ Without -o the merged document goes to stdout.`,
 			return timingsMergeRun(cmd.Context(), f, opts)
 		},
 	}
-	merge.Flags().StringVarP(&opts.Output, "output", "o", "", "write the merged file to `OUT` instead of stdout")
+	// Unlike report merge's, an empty -o has always meant stdout.
+	flagkind.EmptyOK(flagkind.String(merge.Flags(), &opts.Output, "output", "o", "write the merged file to `OUT` instead of stdout", flagkind.Output, "json"))
 	cmd.AddCommand(merge)
 	return cmd
 }

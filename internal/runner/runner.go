@@ -160,19 +160,26 @@ func (r *Report) Passed() bool {
 // TailSize bounds the captured output kept per file for reports.
 const TailSize = 64 << 10
 
-// Options configure Run. Zero values of the hooks select the real world.
-type Options struct {
-	Root string // the repository root: children's working directory and the base of their paths
-
-	TimeoutPerFile  int // seconds
-	ContinueOnError bool
-	EnableRetry     bool
+// Limits bound how long a file may run and how often it is tried. They are
+// run_suite.py's time limit and retry flags, which `miles-ci run` binds
+// straight into this struct and hands on unchanged (see suiterun.Spec).
+type Limits struct {
+	TimeoutPerFile int // seconds
+	EnableRetry    bool
 	// MaxAttempts bounds the attempts per file when EnableRetry is set.
 	// As in run_suite.py, a value below 1 allows no attempt at all: every
 	// file then fails without running.
 	MaxAttempts          int
 	RetryWaitSeconds     int
 	RetryTimeoutIncrease int // seconds, added to TimeoutPerFile when retrying
+}
+
+// Options configure Run. Zero values of the hooks select the real world.
+type Options struct {
+	Root string // the repository root: children's working directory and the base of their paths
+
+	Limits
+	ContinueOnError bool
 
 	// GateBaseDir, when set, gives every attempt its own metric record
 	// directory below it (see RecordDir).
@@ -249,7 +256,7 @@ func (noLog) AttemptSummary(int, int, string, string, time.Duration, *int, *int,
 // longer. The arithmetic saturates instead of wrapping: a sum or an estimate
 // beyond int's range is math.MaxInt, so a huge limit can never turn into a
 // small or negative one.
-func (o *Options) EffectiveTimeout(est float64) int {
+func (o *Limits) EffectiveTimeout(est float64) int {
 	base := o.TimeoutPerFile
 	if o.EnableRetry {
 		base = addSaturating(base, o.RetryTimeoutIncrease)

@@ -83,7 +83,7 @@ func baseOptions(root string, out *bytes.Buffer) (Options, *recLog) {
 	log := &recLog{}
 	clock := &fakeClock{}
 	return Options{
-		Root: root, TimeoutPerFile: 30, MaxAttempts: 2, Out: out, ErrOut: out, Log: log, Now: clock.Now,
+		Root: root, Limits: Limits{TimeoutPerFile: 30, MaxAttempts: 2}, Out: out, ErrOut: out, Log: log, Now: clock.Now,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}, log
 }
@@ -467,20 +467,20 @@ func TestRunPytest_MissingPytestIsAnError(t *testing.T) {
 func TestEffectiveTimeout(t *testing.T) {
 	tests := []struct {
 		name string
-		opts Options
+		opts Limits
 		est  float64
 		want int
 	}{
-		{"per-file timeout wins", Options{TimeoutPerFile: 1800}, 100, 1800},
-		{"estimate times 1.25, floored", Options{TimeoutPerFile: 10}, 100.9, 126},
-		{"retry adds the increase", Options{TimeoutPerFile: 1800, EnableRetry: true, RetryTimeoutIncrease: 600}, 100, 2400},
-		{"increase ignored without retry", Options{TimeoutPerFile: 2, RetryTimeoutIncrease: 600}, 1, 2},
+		{"per-file timeout wins", Limits{TimeoutPerFile: 1800}, 100, 1800},
+		{"estimate times 1.25, floored", Limits{TimeoutPerFile: 10}, 100.9, 126},
+		{"retry adds the increase", Limits{TimeoutPerFile: 1800, EnableRetry: true, RetryTimeoutIncrease: 600}, 100, 2400},
+		{"increase ignored without retry", Limits{TimeoutPerFile: 2, RetryTimeoutIncrease: 600}, 1, 2},
 		// Beyond int's range the limit saturates; it never wraps to a small
 		// or negative one that max() would then replace by the estimate.
-		{"retry increase saturates", Options{TimeoutPerFile: math.MaxInt, EnableRetry: true, RetryTimeoutIncrease: 600}, 1, math.MaxInt},
-		{"huge estimate saturates", Options{TimeoutPerFile: 1800}, 1e300, math.MaxInt},
-		{"infinite estimate saturates", Options{TimeoutPerFile: 1800}, math.Inf(1), math.MaxInt},
-		{"estimate beyond a duration is kept exact", Options{TimeoutPerFile: 1800}, 1.4e10, 17500000000},
+		{"retry increase saturates", Limits{TimeoutPerFile: math.MaxInt, EnableRetry: true, RetryTimeoutIncrease: 600}, 1, math.MaxInt},
+		{"huge estimate saturates", Limits{TimeoutPerFile: 1800}, 1e300, math.MaxInt},
+		{"infinite estimate saturates", Limits{TimeoutPerFile: 1800}, math.Inf(1), math.MaxInt},
+		{"estimate beyond a duration is kept exact", Limits{TimeoutPerFile: 1800}, 1.4e10, 17500000000},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.opts.EffectiveTimeout(tt.est), tt.name)

@@ -36,13 +36,9 @@ type Spec struct {
 	// run_suite.py).
 	OneFile bool
 
-	TimeoutPerFile       int
-	EnableRetry          bool
-	MaxAttempts          int
-	RetryWaitSeconds     int
-	RetryTimeoutIncrease int
-	GateHook             string
-	Outputs              report.Outputs
+	runner.Limits
+	GateHook string
+	Outputs  report.Outputs
 
 	Getenv func(string) string
 	Env    []string // the children's environment; nil inherits ours
@@ -109,22 +105,18 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		now = time.Now
 	}
 	rep := runner.Run(ctx, files, runner.Options{
-		Root:                 root,
-		TimeoutPerFile:       s.TimeoutPerFile,
-		ContinueOnError:      p.ContinueOnError,
-		EnableRetry:          s.EnableRetry,
-		MaxAttempts:          s.MaxAttempts,
-		RetryWaitSeconds:     s.RetryWaitSeconds,
-		RetryTimeoutIncrease: s.RetryTimeoutIncrease,
-		GateBaseDir:          gateBase,
-		GateHook:             s.GateHook,
-		WriteBaseline:        p.Policy.WriteBaseline,
-		Env:                  env,
-		Out:                  s.Out,
-		ErrOut:               s.ErrOut,
-		Log:                  ghactions.NewLog(s.Out, s.Getenv),
-		Start:                s.Start,
-		Now:                  now,
+		Root:            root,
+		Limits:          s.Limits,
+		ContinueOnError: p.ContinueOnError,
+		GateBaseDir:     gateBase,
+		GateHook:        s.GateHook,
+		WriteBaseline:   p.Policy.WriteBaseline,
+		Env:             env,
+		Out:             s.Out,
+		ErrOut:          s.ErrOut,
+		Log:             ghactions.NewLog(s.Out, s.Getenv),
+		Start:           s.Start,
+		Now:             now,
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))

@@ -15,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
 )
 
@@ -36,7 +37,7 @@ func TestRun_AFailedFileFailsTheRunAndTheReportSaysWhich(t *testing.T) {
 	reportPath := filepath.Join(t.TempDir(), "r.json")
 	var out bytes.Buffer
 	got, err := Run(context.Background(), Spec{
-		Root: root, Plan: gpuPlan("ok.py", "bad.py"), TimeoutPerFile: 60, MaxAttempts: 1,
+		Root: root, Plan: gpuPlan("ok.py", "bad.py"), Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 		Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
 	})
 	require.NoError(t, err)
@@ -61,7 +62,7 @@ func TestRun_ABadOutputPathStopsTheRunBeforeAnyTest(t *testing.T) {
 	started := 0
 	var out bytes.Buffer
 	_, err := Run(context.Background(), Spec{
-		Root: t.TempDir(), Plan: gpuPlan("x.py"), TimeoutPerFile: 60, MaxAttempts: 1,
+		Root: t.TempDir(), Plan: gpuPlan("x.py"), Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 		Outputs: report.Outputs{JSONReport: filepath.Join(t.TempDir(), "missing", "r.json")},
 		Out:     &out, ErrOut: &out,
 		Start: func(*exec.Cmd) error { started++; return nil },
