@@ -51,6 +51,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdReport(f),
 		NewCmdLint(f, nil),
 	)
+	addHelpTopics(root)
 	return root
 }
 
