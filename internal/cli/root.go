@@ -56,6 +56,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdLint(f, nil),
 	)
 	complete.Register(root, &f.Root, &f.ConfigPath)
+	addHelpTopics(root)
 	return root
 }
 
