@@ -71,8 +71,10 @@ type Plan struct {
 	Enabled []registry.Registration
 	Skipped []registry.Registration
 	// Size is the number of shards (0 for a whole suite); Shards holds
-	// them all, or only shard ID when one was asked for.
+	// them all, or only shard ID when one was asked for (ID is AllShards
+	// otherwise).
 	Size   int
+	ID     int
 	Shards []shard.Shard
 	// Tests are what this job runs: shard ID's tests (or the whole suite's
 	// enabled ones), less what a rerun leaves out.
@@ -96,10 +98,10 @@ type Partition struct {
 // Partition is the shard this job runs, nil for a whole suite or a plan
 // of every shard.
 func (p *Plan) Partition() *Partition {
-	if p.Size == 0 || len(p.Shards) != 1 {
+	if p.Size == 0 || p.ID == AllShards {
 		return nil
 	}
-	return &Partition{ID: p.Shards[0].ID, Size: p.Size}
+	return &Partition{ID: p.ID, Size: p.Size}
 }
 
 // Basis says that the shards were balanced on measured timings rather than
@@ -138,7 +140,7 @@ func Select(cfg *config.Config, regs []registry.Registration, in Inputs) (*Plan,
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Backend: in.Backend, Suite: s, Policy: in.Policy,
+	p := &Plan{Backend: in.Backend, Suite: s, Policy: in.Policy, ID: AllShards,
 		ContinueOnError: in.ContinueOnError || in.Policy.Bypass}
 	if p.Backend == "" {
 		p.Backend = s.Backend
@@ -187,6 +189,7 @@ func (p *Plan) split(in Inputs) error {
 		return &IDError{ID: in.ID, Size: p.Size}
 	}
 	if in.ID != AllShards {
+		p.ID = in.ID
 		p.Shards = p.Shards[in.ID : in.ID+1]
 		p.Tests = p.Shards[0].Tests
 	}

@@ -49,7 +49,7 @@ func TestPlan_Exactly(t *testing.T) {
 			name: "skipped and enabled, partitioned",
 			plan: suite.Plan{
 				Backend: config.ROCM, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "weekly"}, ContinueOnError: true,
-				Size: 3, Shards: []shard.Shard{{ID: 2}},
+				Size: 3, ID: 2, Shards: []shard.Shard{{ID: 2}},
 				Skipped: []registry.Registration{
 					{File: "a.py", Disabled: strp("")},
 					{File: "b.py", Disabled: strp("broken")},
