@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -302,4 +303,55 @@ func TestWriteFile_DotDotAfterALinkIsWhereTheSystemGoes(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no temporary file left beside the working directory")
+}
+
+// A descriptor name borrows a descriptor: WriteFile must leave it open, also
+// after garbage collections have run every finalizer. An *os.File made over
+// the borrowed number and dropped would close it in its finalizer, and the
+// number, reused by a later open, would then be closed under its new owner.
+func TestWriteFile_ADescriptorNameLeavesTheDescriptorOpen(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd here")
+	}
+	log, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	require.NoError(t, err)
+	defer log.Close()
+	var want syscall.Stat_t
+	require.NoError(t, syscall.Fstat(int(log.Fd()), &want))
+	for _, path := range []string{fmt.Sprintf("/dev/fd/%d", log.Fd()), fmt.Sprintf("/proc/self/fd/%d", log.Fd())} {
+		require.NoError(t, WriteFile(path, []byte("x\n")), path)
+	}
+	collectGarbage()
+	var got syscall.Stat_t
+	require.NoError(t, syscall.Fstat(int(log.Fd()), &got), "the descriptor was closed")
+	assert.Equal(t, [2]uint64{uint64(want.Dev), want.Ino}, [2]uint64{uint64(got.Dev), got.Ino}, "the descriptor names another file")
+	_, err = log.WriteString("after\n")
+	require.NoError(t, err)
+}
+
+// collectGarbage runs garbage collections until the finalizers of what was
+// unreachable before the call have run: each round waits for the finalizer
+// of an object dropped in that round.
+func collectGarbage() {
+	for range 5 {
+		done := make(chan struct{})
+		dropWithFinalizer(func() { close(done) })
+		runtime.GC()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			return
+		}
+	}
+}
+
+// dropWithFinalizer allocates an object (with a pointer, so the tiny
+// allocator, whose objects may never be finalized, does not take it) that
+// calls f when it is collected, and drops it.
+func dropWithFinalizer(f func()) {
+	obj := &struct {
+		p   *int
+		pad [64]byte
+	}{}
+	runtime.SetFinalizer(obj, func(any) { f() })
 }
