@@ -201,6 +201,7 @@ func differ(t *testing.T, inputs [][]byte) []string {
 }
 
 func TestReadCalls_MatchesCPythonOnHandWrittenInputs(t *testing.T) {
+	t.Parallel() // each waits on its own python3
 	inputs := make([][]byte, 0, len(differentialInputs))
 	for _, s := range differentialInputs {
 		inputs = append(inputs, []byte(s))
@@ -218,6 +219,7 @@ func TestReadCalls_IgnoresGrammarErrorsOutsideCalls(t *testing.T) {
 // TestReadCalls_MatchesCPythonOnMiles reads every Python file of a Miles
 // checkout named by MILES_CHECKOUT.
 func TestReadCalls_MatchesCPythonOnMiles(t *testing.T) {
+	t.Parallel() // each waits on its own python3
 	root := testutil.MilesCheckout(t)
 	var inputs [][]byte
 	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
