@@ -14,6 +14,7 @@ import (
 // make build's -X flag names a variable by its package path; a wrong path
 // links silently and leaves every binary "dev".
 func TestMakeBuild_StampsTheVersion(t *testing.T) {
+	t.Parallel()
 	testutil.NeedCommand(t, "make")
 	bin := filepath.Join(t.TempDir(), "miles-ci")
 	build := exec.Command("make", "-s", "-C", filepath.Join("..", ".."), "build", "BIN="+bin, "VERSION=v9.8.7-test")
