@@ -26,6 +26,7 @@ echo "fake pytest ran"
 // then shows its plan only, which keeps the test fast) and with a fake
 // pytest.
 func TestDemo_PlainTextAndACleanTestdata(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata"))))
 	bin := filepath.Join(dir, "bin")

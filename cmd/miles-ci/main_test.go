@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,39 +16,43 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // The test binary doubles as miles-ci: with MILES_CI_TEST_MAIN=1 it runs
 // main with its arguments, so tests can signal a real miles-ci process.
+// MILES_CI_TEST_FORCE_EXIT_AFTER, a duration, shortens forceExitAfter for
+// a test that waits it out.
 func TestMain(m *testing.M) {
 	if os.Getenv("MILES_CI_TEST_MAIN") == "1" {
+		if d, err := time.ParseDuration(os.Getenv("MILES_CI_TEST_FORCE_EXIT_AFTER")); err == nil {
+			forceExitAfter = d
+		}
 		main()
 		return
 	}
 	os.Exit(m.Run())
 }
 
-const hangingTest = `import subprocess, sys, time
+// registration is what the registry reads of the test files below, which
+// are shell scripts (testutil.ShellTest) that startRun's miles-ci runs with
+// sh: process handling, not Python, is the subject.
+const registration = `register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])` + "\n"
 
-
-def register_cuda_ci(*args, **kwargs):
-    return None
-
-
-register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
-
-# A grandchild in the same process group that ignores SIGTERM.
-child = subprocess.Popen([sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(600)"])
-with open(__file__ + ".pids", "w") as f:
-    f.write("%d %d\n" % (__import__("os").getpid(), child.pid))
-print("started", flush=True)
-time.sleep(600)
-`
+// hangingTest starts a grandchild in the same process group that ignores
+// SIGTERM and, once the grandchild's trap is set (it says so through a
+// FIFO), writes both pids to <file>.pids and hangs.
+var hangingTest = testutil.ShellTest(registration, `mkfifo "$0.ready"
+sh -c 'trap "" TERM; echo $$ > "$1.ready"; exec sleep 600' sh "$0" &
+read grandchild < "$0.ready"
+echo "$$ $grandchild" > "$0.tmp"
+mv "$0.tmp" "$0.pids"
+echo started
+exec sleep 600`)
 
 func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			var out bytes.Buffer
@@ -58,7 +61,7 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 			var pids []int
 			require.Eventually(t, func() bool {
 				data, err := os.ReadFile(file + ".pids")
-				if err != nil || !strings.HasSuffix(string(data), "\n") {
+				if err != nil {
 					return false
 				}
 				pids = nil
@@ -85,7 +88,7 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 			assert.Contains(t, out.String(), "Test Summary: 0/1 passed")
 			assert.Contains(t, out.String(), "tests/fast-gpu/test_hang.py (interrupted)")
 			for _, p := range pids {
-				assert.False(t, alive(p), "process %d outlived miles-ci", p)
+				assert.False(t, testutil.Alive(p), "process %d outlived miles-ci", p)
 			}
 		})
 	}
@@ -94,7 +97,8 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 // startRun starts miles-ci (this test binary) running the cuda suite
 // stage-b-2-gpu-h200 of a fresh repository whose one test file is
 // tests/fast-gpu/<name> holding src, with extra arguments; it returns the
-// command and the test file's path. The process is killed when the test ends.
+// command and the test file's path. Its python3 is sh (see registration).
+// The process is killed when the test ends.
 func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
 	root := t.TempDir()
@@ -103,22 +107,11 @@ func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ..
 	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
 	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=")
+	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=", "PATH="+testutil.ShellAsPython(t))
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	return cmd, file
-}
-
-// alive reports whether pid is a live process (a zombie counts as dead).
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
@@ -126,6 +119,7 @@ func alive(pid int) bool {
 // stdout pipe that no one reads. (Every file miles-ci opens is opened
 // without waiting, so a full pipe is what is left to block on.)
 func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Enough test files that `suites --json` writes far more than a pipe
 	// holds (64 KiB).
@@ -140,12 +134,16 @@ func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 			require.NoError(t, err)
 			defer r.Close() // open and never read: the writer blocks once it is full
 			cmd := exec.Command(os.Args[0], "--root", dir, "suites", "--json")
-			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
+			// Without the second signal, miles-ci exits when forceExitAfter
+			// has passed; a second is enough for the test.
+			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "MILES_CI_TEST_FORCE_EXIT_AFTER=1s")
 			cmd.Stdout = w
 			require.NoError(t, cmd.Start())
 			w.Close()
 			t.Cleanup(func() { _ = cmd.Process.Kill() })
-			time.Sleep(500 * time.Millisecond) // let it fill the pipe and block in write(2)
+			// Once the pipe is full, miles-ci is blocked in write(2).
+			require.Eventually(t, func() bool { return pipeFull(t, r) }, 60*time.Second, 5*time.Millisecond,
+				"miles-ci never filled the pipe")
 			err = terminate(t, cmd, second, "while blocked writing to a full pipe")
 			var exit *exec.ExitError
 			require.True(t, errors.As(err, &exit), "exit: %v", err)
@@ -154,40 +152,20 @@ func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 	}
 }
 
-// daemonTest starts a server the way a careless test does: double-forked,
-// out of the process group and the session (setsid), ignoring SIGTERM; then
-// it hangs until miles-ci is signalled.
-const daemonTest = `import os, signal, sys, time
-
-
-def register_cuda_ci(*args, **kwargs):
-    return None
-
-
-register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
-
-if os.fork() == 0:
-    if os.fork() == 0:
-        os.setsid()
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        with open(__file__ + ".tmp", "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.rename(__file__ + ".tmp", __file__ + ".pids")
-        time.sleep(600)
-    os._exit(0)
-time.sleep(600)
-`
+// daemonTest starts a server the way a careless test does: out of the
+// process group and the session (setsid) from a subshell that exits at
+// once, ignoring SIGTERM; once its trap is set it writes its pid to
+// <file>.pids. Then the test hangs until miles-ci is signalled.
+var daemonTest = testutil.ShellTest(registration, `( setsid sh -c 'trap "" TERM; echo $$ > "$1.tmp"; mv "$1.tmp" "$1.pids"; exec sleep 600' sh "$0" & )
+exec sleep 600`)
 
 // TestSignal_NoDaemonOutlivesMilesCI checks that a daemon a test started out
 // of its process group is gone when miles-ci has exited after a signal, on
 // the orderly path (one signal) and on the forced one (a second signal).
 func TestSignal_NoDaemonOutlivesMilesCI(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-	if runtime.GOOS != "linux" {
-		t.Skip("a child subreaper is Linux's")
-	}
+	t.Parallel()
+	testutil.NeedLinux(t, "a child subreaper")
+	testutil.NeedCommand(t, "setsid")
 	for _, second := range []bool{false, true} {
 		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
 			var out bytes.Buffer
@@ -207,7 +185,7 @@ func TestSignal_NoDaemonOutlivesMilesCI(t *testing.T) {
 			// The second signal comes while miles-ci waits for the daemon
 			// to answer SIGTERM.
 			_ = terminate(t, cmd, second, "with a daemon running")
-			assert.False(t, alive(daemon), "daemon %d outlived miles-ci:\n%s", daemon, &out)
+			assert.False(t, testutil.Alive(daemon), "daemon %d outlived miles-ci:\n%s", daemon, &out)
 		})
 	}
 }
@@ -233,37 +211,29 @@ func terminate(t *testing.T, cmd *exec.Cmd, second bool, context string) error {
 	}
 }
 
-// pipeTest waits until the reader of miles-ci's stdout has left, then
-// prints, as a test printing its progress does.
-const pipeTest = `import os, time
-
-
-def register_cuda_ci(*args, **kwargs):
-    return None
-
-
-register_cuda_ci(est_time=1, suite="stage-b-2-gpu-h200", labels=["fsdp"])
-
-while not os.path.exists(os.environ["READER_LEFT"]):
-    time.sleep(0.01)
-for i in range(1000):
-    print("progress line", i, flush=True)
-`
+// pipeTest waits until the file left (the sign that the reader of
+// miles-ci's stdout has left) exists, then prints, as a test printing its
+// progress does.
+func pipeTest(left string) string {
+	return testutil.ShellTest(registration, `while [ ! -e '`+left+`' ]; do sleep 0.01; done
+i=0
+while [ $i -lt 1000 ]; do
+    echo "progress line $i"
+    i=$((i + 1))
+done`)
+}
 
 // TestSIGPIPE_TheRunGoesOnAndWritesItsReports checks `miles-ci run … |
 // head -1`: once the reader of stdout has left, miles-ci keeps running, the
 // test that prints into the void still passes, and every report is written.
 func TestSIGPIPE_TheRunGoesOnAndWritesItsReports(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
+	t.Parallel()
 	dir := t.TempDir()
 	report, timings, left := filepath.Join(dir, "r.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "left")
-	t.Setenv("READER_LEFT", left)
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
 	var stderr bytes.Buffer
-	cmd, _ := startRun(t, "test_print.py", pipeTest, w, &stderr, "--json-report", report, "--timings-out", timings)
+	cmd, _ := startRun(t, "test_print.py", pipeTest(left), w, &stderr, "--json-report", report, "--timings-out", timings)
 	w.Close()
 	// Read the first line, as head -1 does, and leave.
 	line, err := bufio.NewReader(r).ReadString('\n')

@@ -7,14 +7,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // make build's -X flag names a variable by its package path; a wrong path
 // links silently and leaves every binary "dev".
 func TestMakeBuild_StampsTheVersion(t *testing.T) {
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make not installed")
-	}
+	t.Parallel()
+	testutil.NeedCommand(t, "make")
 	bin := filepath.Join(t.TempDir(), "miles-ci")
 	build := exec.Command("make", "-s", "-C", filepath.Join("..", ".."), "build", "BIN="+bin, "VERSION=v9.8.7-test")
 	out, err := build.CombinedOutput()

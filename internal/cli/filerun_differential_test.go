@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // The differential test of file-run against Miles's tests/ci/file_run.py.
@@ -22,9 +24,7 @@ import (
 // registrations from CI_SOURCE_ROOT — and must agree on the exit status,
 // stdout, the GITHUB_OUTPUT bytes and the ::error:: line.
 //
-//	MILES_CHECKOUT=/work/miles go test -run FileRunDifferential ./internal/cli
-
-const envMilesCheckout = "MILES_CHECKOUT"
+//	MILES_CHECKOUT=/path/to/miles go test -run FileRunDifferential ./internal/cli
 
 // diffCase is one file-run invocation: the variables set (others unset).
 type diffCase struct {
@@ -86,24 +86,11 @@ var fixtureFiles = map[string]string{
 	"tests/e2e/helper.py":                 "",
 }
 
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for rel, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		if target, ok := strings.CutPrefix(content, "->"); ok {
-			require.NoError(t, os.Symlink(target, full))
-			continue
-		}
-		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
-	}
-}
-
 func fixtureCases(t *testing.T) []diffCase {
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	head := filepath.Join(base, "head")
-	writeTree(t, head, fixtureFiles)
+	testutil.WriteTree(t, head, fixtureFiles)
 	// A link to a file not named like a test is ignored by the walk.
 	require.NoError(t, os.Symlink("test_gpu.py", filepath.Join(head, "tests/e2e/conftest_link.py")))
 
@@ -145,7 +132,7 @@ func fixtureCases(t *testing.T) []diffCase {
 		"dangling test link":       {"tests/ci/test_gone.py": "->gone.py"},
 	} {
 		root := filepath.Join(base, strings.ReplaceAll(name, " ", "-"))
-		writeTree(t, root, files)
+		testutil.WriteTree(t, root, files)
 		cases = append(cases, diffCase{name: name, env: env(root, "tests/fast/test_a.py")})
 	}
 
@@ -161,7 +148,7 @@ func fixtureCases(t *testing.T) []diffCase {
 
 	// Where the script crashes: a broken test file, no TEST_FILE.
 	broken := filepath.Join(base, "broken")
-	writeTree(t, broken, map[string]string{"tests/e2e/test_none.py": "x = 1\n", "tests/e2e/test_ok.py": fixtureFiles["tests/e2e/test_gpu.py"]})
+	testutil.WriteTree(t, broken, map[string]string{"tests/e2e/test_none.py": "x = 1\n", "tests/e2e/test_ok.py": fixtureFiles["tests/e2e/test_gpu.py"]})
 	cases = append(cases,
 		diffCase{name: "unregistered file in the tree", env: env(broken, "tests/e2e/test_ok.py"), crashes: true},
 		diffCase{name: "no TEST_FILE", env: env(head, ""), crashes: true},
@@ -170,16 +157,11 @@ func fixtureCases(t *testing.T) []diffCase {
 }
 
 func TestFileRunDifferential_AgainstFileRunPy(t *testing.T) {
-	miles := os.Getenv(envMilesCheckout)
-	if miles == "" {
-		t.Skip(envMilesCheckout + " is not set; set it to a Miles checkout to compare with tests/ci/file_run.py")
-	}
+	miles := testutil.MilesCheckout(t)
 	if _, err := os.Stat(filepath.Join(miles, "tests/ci/file_run.py")); err != nil {
 		t.Skipf("%s has no tests/ci/file_run.py", miles)
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	testutil.NeedPython(t)
 	miles, err := filepath.Abs(miles)
 	require.NoError(t, err)
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // fileRunHarness runs `miles-ci --root <trusted> file-run` in process with
@@ -26,7 +27,7 @@ func newFileRunHarness(t *testing.T) *fileRunHarness {
 	base := t.TempDir()
 	h := &fileRunHarness{trusted: filepath.Join(base, "trusted"), head: filepath.Join(base, "head")}
 	require.NoError(t, os.MkdirAll(h.trusted, 0o755))
-	writeTree(t, h.head, fixtureFiles)
+	testutil.WriteTree(t, h.head, fixtureFiles)
 	h.env = map[string]string{"CI_SOURCE_ROOT": h.head, "GITHUB_OUTPUT": filepath.Join(base, "github-output")}
 	return h
 }
@@ -129,7 +130,7 @@ func TestFileRun_ErrorsAreOneAnnotationAndWriteNothing(t *testing.T) {
 
 func TestFileRun_ABrokenTestFileIsAnAnnotationPerFile(t *testing.T) {
 	h := newFileRunHarness(t)
-	writeTree(t, h.head, map[string]string{
+	testutil.WriteTree(t, h.head, map[string]string{
 		"tests/e2e/test_none.py":  "x = 1\n",
 		"tests/e2e/test_label.py": "register_cuda_ci(est_time=1, suite='stage-c-8-gpu-h100', labels=[])\n",
 	})
@@ -146,13 +147,13 @@ func TestFileRun_ABrokenTestFileIsAnAnnotationPerFile(t *testing.T) {
 func TestFileRun_TheRosterComesFromRootNeverFromTheSourceRoot(t *testing.T) {
 	h := newFileRunHarness(t)
 	h.env["TEST_FILE"] = "tests/e2e/test_gpu.py"
-	writeTree(t, h.head, map[string]string{".miles-ci.yaml": "suites: {cuda: [{name: stage-c-8-gpu-h100, runs_on: [attacker]}]}\n"})
+	testutil.WriteTree(t, h.head, map[string]string{".miles-ci.yaml": "suites: {cuda: [{name: stage-c-8-gpu-h100, runs_on: [attacker]}]}\n"})
 	status, stdout, stderr := h.run()
 	require.Equal(t, 0, status, stderr)
 	assert.Contains(t, stdout, `"runs_on": "[\"h100\", \"8gpu\"]"`)
 
 	trustedConfig := string(defaultConfigWith(t, "[h100, 8gpu]", "[trusted-runner, 8gpu]", "image_repository: radixark/miles", "image_repository: ghcr.io/acme/miles"))
-	writeTree(t, h.trusted, map[string]string{".miles-ci.yaml": trustedConfig})
+	testutil.WriteTree(t, h.trusted, map[string]string{".miles-ci.yaml": trustedConfig})
 	require.NoError(t, os.Remove(h.env["GITHUB_OUTPUT"]))
 	status, stdout, stderr = h.run()
 	require.Equal(t, 0, status, stderr)
@@ -163,7 +164,7 @@ func TestFileRun_AConfigurationWithoutAnImageRepositoryIsRefused(t *testing.T) {
 	h := newFileRunHarness(t)
 	h.env["TEST_FILE"] = "tests/e2e/test_gpu.py"
 	cfg := defaultConfigWith(t, "  image_repository: radixark/miles\n", "")
-	writeTree(t, h.trusted, map[string]string{".miles-ci.yaml": string(cfg)})
+	testutil.WriteTree(t, h.trusted, map[string]string{".miles-ci.yaml": string(cfg)})
 	status, _, stderr := h.run()
 	assert.Equal(t, 1, status)
 	assert.Equal(t, "::error::the configuration ("+filepath.Join(h.trusted, ".miles-ci.yaml")+") has no file_run.image_repository; file-run needs it to name the container image\n", stderr)

@@ -4,50 +4,42 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // reportSuite is the suite of the repositories below: one GPU stage of the
 // default configuration, selected with --labels run-ci-fsdp.
 const reportSuite = "stage-b-2-gpu-h200"
 
-// gpuTest is a test file of reportSuite. Each run appends the file's name
-// to ran.log in the repository root (the children's working directory), so
-// a test can tell exactly what ran; body decides the outcome.
+// gpuTest is a test file of reportSuite, a shell script that miles runs
+// with sh (see testutil.ShellTest). Each run appends the file's name to
+// ran.log in the repository root (the children's working directory), so a
+// test can tell exactly what ran; body decides the outcome.
 func gpuTest(name, body string) string {
-	return `def register_cuda_ci(**kw): pass
-register_cuda_ci(est_time=1, suite="` + reportSuite + `", labels=["fsdp"])
-import os, sys
-with open("ran.log", "a") as log:
-    log.write(` + "'" + name + `\n')
-` + body
+	return testutil.ShellTest(`register_cuda_ci(est_time=1, suite="`+reportSuite+`", labels=["fsdp"])`+"\n",
+		"echo "+name+" >> ran.log\n"+body)
 }
 
 // passOnceFixed fails until the file fixed.marker exists in the root.
-const passOnceFixed = `if not os.path.exists("fixed.marker"):
-    print("AssertionError: loss 2.0 not less than 1.0")
-    sys.exit(4)
-print("fixed")
+const passOnceFixed = `if [ ! -e fixed.marker ]; then
+    echo "AssertionError: loss 2.0 not less than 1.0"
+    exit 4
+fi
+echo fixed
 `
 
-func needPython3(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-}
-
-// miles runs miles-ci in process on root and returns the exit status and
-// both streams.
+// miles runs miles-ci in process on root, its test files with sh, and
+// returns the exit status and both streams.
 func miles(t *testing.T, root string, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	f, out, errOut := execFactory(root, env)
+	f, out, errOut := shellFactory(root, env)
 	code := Main(append([]string{"--root", root}, args...), f)
 	return code, out.String(), errOut.String()
 }
@@ -122,15 +114,15 @@ func readJSONReport(t *testing.T, path string) jsonReportDoc {
 }
 
 func TestRun_AFileThatFailsOnceThenPassesIsFlakyInEveryReport(t *testing.T) {
-	needPython3(t)
 	// The first attempt creates the marker and fails with a retriable
 	// assertion; the second finds it and passes.
 	root := execRepo(t, map[string]string{
-		"tests/e2e/test_flaky.py": gpuTest("flaky", `if not os.path.exists("flaky.marker"):
-    open("flaky.marker", "w").close()
-    print("AssertionError: score 0.5 not greater than 0.9")
-    sys.exit(1)
-print("passed this time")
+		"tests/e2e/test_flaky.py": gpuTest("flaky", `if [ ! -e flaky.marker ]; then
+    : > flaky.marker
+    echo "AssertionError: score 0.5 not greater than 0.9"
+    exit 1
+fi
+echo "passed this time"
 `),
 		"tests/e2e/test_steady.py": gpuTest("steady", ""),
 	})
@@ -177,7 +169,6 @@ print("passed this time")
 }
 
 func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testing.T) {
-	needPython3(t)
 	root := execRepo(t, map[string]string{
 		"tests/e2e/test_a.py":     gpuTest("a", ""),
 		"tests/e2e/test_b.py":     gpuTest("b", passOnceFixed),
@@ -244,7 +235,6 @@ func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testin
 }
 
 func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
-	needPython3(t)
 	root := execRepo(t, map[string]string{
 		"tests/e2e/test_a.py": gpuTest("a", ""),
 		"tests/e2e/test_b.py": gpuTest("b", ""),

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // execFactory is a Factory over a repository root with buffers and the
@@ -34,15 +34,17 @@ func execFactory(root string, env map[string]string) (*Factory, *bytes.Buffer, *
 	}, &out, &errOut
 }
 
+// shellFactory is execFactory whose runs start the test files with sh: they
+// are shell scripts (see testutil.Launcher).
+func shellFactory(root string, env map[string]string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	f, out, errOut := execFactory(root, env)
+	f.Start = (&testutil.Launcher{Shell: true}).Start
+	return f, out, errOut
+}
+
 func execRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	for name, src := range files {
-		p := filepath.Join(root, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
-	}
-	return root
+	return testutil.TempTree(t, files)
 }
 
 func gpuRegs(names ...string) []registry.Registration {
@@ -64,16 +66,13 @@ func execOptions() *RunOptions {
 }
 
 func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
 	root := execRepo(t, map[string]string{
-		"t/a|b.py": "import sys\nsys.exit(3)\n",
-		"t/ok.py":  "print('fine')\n",
+		"t/a|b.py": "exit 3\n",
+		"t/ok.py":  "echo fine\n",
 	})
 	tmp := t.TempDir()
 	summary := filepath.Join(tmp, "summary.md")
-	f, out, _ := execFactory(root, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary})
+	f, out, _ := shellFactory(root, map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary})
 	opts := execOptions()
 	opts.JSONReport = filepath.Join(tmp, "report.json")
 	opts.JUnitXML = filepath.Join(tmp, "junit.xml")
@@ -134,12 +133,9 @@ func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
 }
 
 func TestExecuteSuite_NoMarkersOutsideGitHubActions(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-	root := execRepo(t, map[string]string{"ok.py": "print('fine')\n"})
+	root := execRepo(t, map[string]string{"ok.py": "echo fine\n"})
 	for _, v := range []string{"", "1", "TRUE"} {
-		f, out, _ := execFactory(root, map[string]string{"GITHUB_ACTIONS": v})
+		f, out, _ := shellFactory(root, map[string]string{"GITHUB_ACTIONS": v})
 		require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(config.CUDA, false, gpuRegs("ok.py"))))
 		assert.NotContains(t, out.String(), "::group::", "GITHUB_ACTIONS=%q", v)
 		assert.NotContains(t, out.String(), "[1/1] ", "GITHUB_ACTIONS=%q", v)
@@ -148,12 +144,15 @@ func TestExecuteSuite_NoMarkersOutsideGitHubActions(t *testing.T) {
 }
 
 func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
 	// The child leaves a record and a directory nobody may enter.
-	root := execRepo(t, map[string]string{"g.py": "import os\nd = os.environ.get('MILES_CI_GATE_RECORD_DIR', '-')\nprint('record=' + d)\n" +
-		"if d != '-':\n    open(os.path.join(d, 'r.jsonl'), 'w').write('{\"metric\": \"m\", \"series\": [[1, 2]]}\\n')\n    os.mkdir(os.path.join(d, 'locked'))\n    os.chmod(os.path.join(d, 'locked'), 0)\n"})
+	root := execRepo(t, map[string]string{"g.py": `d="${MILES_CI_GATE_RECORD_DIR--}"
+echo "record=$d"
+if [ "$d" != - ]; then
+    printf '%s\n' '{"metric": "m", "series": [[1, 2]]}' > "$d/r.jsonl"
+    mkdir "$d/locked"
+    chmod 0 "$d/locked"
+fi
+`})
 	// The temporary directory of these runs alone, to see what is left in it.
 	t.Setenv("TMPDIR", t.TempDir())
 	tests := []struct {
@@ -172,7 +171,7 @@ func TestExecuteSuite_GateDirCreatedForCUDAWithNeon(t *testing.T) {
 			if base := tt.env["MILES_CI_GATE_RECORD_DIR"]; base != "" {
 				t.Cleanup(func() { os.RemoveAll(base) })
 			}
-			f, out, _ := execFactory(root, tt.env)
+			f, out, _ := shellFactory(root, tt.env)
 			require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(tt.backend, false, gpuRegs("g.py"))))
 			i := strings.Index(out.String(), "record=")
 			require.GreaterOrEqual(t, i, 0)
@@ -213,13 +212,16 @@ func TestExecuteSuite_CPURunsPytestAndPassesItsStatus(t *testing.T) {
 }
 
 func TestExecuteSuite_InterruptExitsWith128PlusSignal(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-	root := execRepo(t, map[string]string{"hang.py": "import time\ntime.sleep(60)\n"})
+	root := execRepo(t, map[string]string{"hang.py": "echo $$ >&3\nexec sleep 60\n"})
 	f, out, _ := execFactory(root, nil)
+	launch := &testutil.Launcher{Shell: true, Ready: true}
+	f.Start = launch.Start
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(300*time.Millisecond, func() { cancel(&SignalError{Signal: sigTERM}) })
+	// The signal comes once hang.py runs, however long it took to start.
+	go func() {
+		<-launch.Readied()
+		cancel(&SignalError{Signal: sigTERM})
+	}()
 	err := executeSuite(ctx, f, execOptions(), testPlan(config.CUDA, false, gpuRegs("hang.py")))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
@@ -235,9 +237,6 @@ var elapsedRE = regexp.MustCompile(`elapsed=\d+s`)
 // An output that cannot be written is an error before the first test runs,
 // not after the whole suite.
 func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o644))
@@ -264,8 +263,8 @@ func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := execRepo(t, map[string]string{"ran.py": "open(__file__ + '.ran', 'w').close()\n"})
-			f, out, _ := execFactory(root, nil)
+			root := execRepo(t, map[string]string{"ran.py": ": > \"$0.ran\"\n"})
+			f, out, _ := shellFactory(root, nil)
 			opts := execOptions()
 			tt.set(opts, tt.path)
 			err := executeSuite(context.Background(), f, opts, testPlan(config.CUDA, false, gpuRegs("ran.py")))

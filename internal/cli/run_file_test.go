@@ -2,34 +2,34 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-func needPython(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-}
+	"github.com/radixark/miles-ci/internal/testutil"
+)
 
 // runFileMain runs `miles-ci --root root run --file ...args` in process.
 func runFileMain(root string, env map[string]string, args ...string) (status int, stdout, stderr string) {
+	return runFileMainStart(root, env, nil, args...)
+}
+
+// runFileMainStart is runFileMain with the children started by start.
+func runFileMainStart(root string, env map[string]string, start func(*exec.Cmd) error, args ...string) (status int, stdout, stderr string) {
 	f, out, errOut := execFactory(root, env)
+	f.Start = start
 	status = Main(append([]string{"--root", root, "run", "--file"}, args...), f)
 	return status, out.String(), errOut.String()
 }
 
+// The sample's test files are Python: this test runs them with python3.
 func TestRunFile_OneGPUFileOfTheSampleWithMarkersAndReports(t *testing.T) {
-	needPython(t)
+	testutil.NeedPython(t)
 	root, err := filepath.Abs("../../testdata/sample")
 	require.NoError(t, err)
 	tmp := t.TempDir()
@@ -65,78 +65,53 @@ func TestRunFile_OneGPUFileOfTheSampleWithMarkersAndReports(t *testing.T) {
 	assert.Contains(t, string(xml), `tests/fast-gpu/test_fsdp_small.py`)
 }
 
-// leavingRepo is a repository whose one GPU test starts `sleep 300`, writes
-// its pid to pidFile and then, when hang is set, sleeps itself.
-func leavingRepo(t *testing.T, hang bool) (root, pidFile string) {
+// leavingRepo is a repository whose one GPU test, a shell script, starts
+// `sleep 300`, says the sleep's pid on the readiness descriptor and then,
+// when hang is set, sleeps itself. launch runs it.
+func leavingRepo(t *testing.T, hang bool) (root string, launch *testutil.Launcher) {
 	t.Helper()
-	pidFile = filepath.Join(t.TempDir(), "pid")
-	src := fmt.Sprintf(`import os, subprocess, time
-register_cuda_ci(est_time=0.5, suite="stage-c-8-gpu-h100", labels=["megatron"])
-child = subprocess.Popen(["sleep", "300"])
-with open(%q, "w") as f:
-    f.write(str(child.pid))
-if %s:
-    time.sleep(300)
-`, pidFile, map[bool]string{true: "True", false: "False"}[hang])
-	src = "def register_cuda_ci(**kw):\n    pass\n" + src
-	root = execRepo(t, map[string]string{"tests/e2e/test_leaves.py": src})
-	return root, pidFile
-}
-
-// alive reports whether the process pid is running (a zombie, killed and
-// waiting for its parent, is not).
-func alive(t *testing.T, pid int) bool {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
+	script := "sleep 300 &\necho $! >&3\n"
+	if hang {
+		script += "exec sleep 300\n"
 	}
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
-}
-
-func readPid(t *testing.T, pidFile string) int {
-	t.Helper()
-	data, err := os.ReadFile(pidFile)
-	require.NoError(t, err, "the test file ran and started its child")
-	pid, err := strconv.Atoi(string(data))
-	require.NoError(t, err)
-	return pid
+	src := testutil.ShellTest(`register_cuda_ci(est_time=0.5, suite="stage-c-8-gpu-h100", labels=["megatron"])`+"\n", script)
+	root = execRepo(t, map[string]string{"tests/e2e/test_leaves.py": src})
+	return root, &testutil.Launcher{Shell: true, Ready: true}
 }
 
 func TestRunFile_AProcessTheFileLeavesBehindIsReaped(t *testing.T) {
-	needPython(t)
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc to check processes with")
-	}
-	root, pidFile := leavingRepo(t, false)
-	status, out, stderr := runFileMain(root, nil, "tests/e2e/test_leaves.py")
+	testutil.NeedLinux(t, "/proc, to check processes with,")
+	root, launch := leavingRepo(t, false)
+	status, out, stderr := runFileMainStart(root, nil, launch.Start, "tests/e2e/test_leaves.py")
 	require.Equal(t, 0, status, stderr+out)
-	pid := readPid(t, pidFile)
-	assert.False(t, alive(t, pid), "the file's background sleep %d outlived the run", pid)
+	pid := launch.Pid(t)
+	assert.False(t, testutil.Alive(pid), "the file's background sleep %d outlived the run", pid)
 }
 
+// The timeout counts from the moment the file's child runs (the launcher
+// returns only then), so a start-up stretched by a loaded machine cannot
+// use up the second.
 func TestRunFile_ATimeoutKillsTheWholeTree(t *testing.T) {
-	needPython(t)
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc to check processes with")
-	}
-	root, pidFile := leavingRepo(t, true)
-	status, out, _ := runFileMain(root, nil, "tests/e2e/test_leaves.py", "--timeout-per-file", "1")
+	testutil.NeedLinux(t, "/proc, to check processes with,")
+	root, launch := leavingRepo(t, true)
+	status, out, _ := runFileMainStart(root, nil, launch.Start, "tests/e2e/test_leaves.py", "--timeout-per-file", "1")
 	assert.Equal(t, 1, status)
 	assert.Contains(t, out, "Timeout: 1s\n")
 	assert.Contains(t, out, "TIMEOUT: tests/e2e/test_leaves.py after 1 seconds")
 	assert.Contains(t, out, "  tests/e2e/test_leaves.py (timeout after 1s)\n")
-	pid := readPid(t, pidFile)
-	assert.False(t, alive(t, pid), "the file's child %d outlived the timeout", pid)
+	pid := launch.Pid(t)
+	assert.False(t, testutil.Alive(pid), "the file's child %d outlived the timeout", pid)
 }
 
 func TestRunFile_ACPUFileRunsPytestUnderATimeLimit(t *testing.T) {
 	bin := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte("#!/bin/sh\necho \"args: $*\"\nexec sleep 300\n"), 0o755))
+	// The fake pytest says it is ready once it printed its arguments: the
+	// timeout counts from then (see testutil.Launcher).
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pytest"), []byte("#!/bin/sh\necho \"args: $*\"\necho $$ >&3\nexec sleep 300\n"), 0o755))
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	root := execRepo(t, map[string]string{"tests/fast/test_slow.py": "def test_x():\n    pass\n"})
-	status, out, stderr := runFileMain(root, nil, "tests/fast/test_slow.py", "--timeout-per-file", "1")
+	launch := &testutil.Launcher{Ready: true}
+	status, out, stderr := runFileMainStart(root, nil, launch.Start, "tests/fast/test_slow.py", "--timeout-per-file", "1")
 	assert.Equal(t, 1, status, stderr)
 	assert.Contains(t, out, "Hardware: CPU  Suite: stage-a-cpu  est_time=1.0s  Timeout: 1s\n")
 	assert.Contains(t, out, "Running: pytest tests/fast/test_slow.py -v -x\nargs: tests/fast/test_slow.py -v -x\n")

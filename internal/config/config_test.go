@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 func TestDefault_DescribesMilesToday(t *testing.T) {
@@ -97,14 +99,6 @@ func TestIsNoGPUPath_FollowsTheMilesRules(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, dir, rel, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
-	return p
-}
-
 const minimal = `discovery:
   roots: [tests]
   pattern: "**/test_*.py"
@@ -120,7 +114,7 @@ suites:
 
 func TestLoad_RootFileReplacesTheDefault(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, FileName, minimal)
+	testutil.WriteFile(t, dir, FileName, minimal)
 	c, err := Load(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"tests"}, c.Roots)
@@ -131,8 +125,8 @@ func TestLoad_RootFileReplacesTheDefault(t *testing.T) {
 
 func TestLoad_ExplicitFileWinsOverRootFile(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, FileName, "not: valid: yaml: [")
-	explicit := writeFile(t, t.TempDir(), "ci.yaml", minimal)
+	testutil.WriteFile(t, dir, FileName, "not: valid: yaml: [")
+	explicit := testutil.WriteFile(t, t.TempDir(), "ci.yaml", minimal)
 	c, err := Load(dir, explicit)
 	require.NoError(t, err)
 	assert.Equal(t, explicit, c.Source)
@@ -153,14 +147,14 @@ func TestLoad_MissingExplicitFileIsAnError(t *testing.T) {
 
 func TestLoad_LabelsFileReadsKnownLabelsFromPython(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "tests/ci/labels.py", `"""Labels."""
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", `"""Labels."""
 
 KNOWN_LABELS: dict[str, str] = {
     "beta": "Second",
     "alpha": "First",  # a comment
 }
 `)
-	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
 	c, err := Load(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, []Label{{"beta", "Second"}, {"alpha", "First"}}, c.Labels)
@@ -170,7 +164,7 @@ KNOWN_LABELS: dict[str, str] = {
 
 func TestLoad_LabelsFileMissingIsAnError(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
 	_, err := Load(dir, "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `read labels file "tests/ci/labels.py"`)
@@ -211,24 +205,24 @@ func TestLoad_ConfigAndLabelsFileMustBeSmallRegularFiles(t *testing.T) {
 			return filepath.Join(dir, "ci.yaml")
 		}, `read config "DIR/ci.yaml": is a FIFO, not a regular file`},
 		{"root config too large", func(t *testing.T, dir string) string {
-			writeFile(t, dir, FileName, minimal+strings.Repeat("# padding\n", MaxFileSize/10))
+			testutil.WriteFile(t, dir, FileName, minimal+strings.Repeat("# padding\n", MaxFileSize/10))
 			return ""
 		}, `read config "DIR/.miles-ci.yaml": is larger than 4 MiB`},
 		{"labels file linked to /dev/zero", func(t *testing.T, dir string) string {
-			writeFile(t, dir, FileName, withLabelsFile)
+			testutil.WriteFile(t, dir, FileName, withLabelsFile)
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
 			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "tests", "ci", "labels.py")))
 			return ""
 		}, `DIR/.miles-ci.yaml:6: labels_file "tests/ci/labels.py" leads outside the repository (to "/dev/zero") through a link`},
 		{"labels file a FIFO", func(t *testing.T, dir string) string {
-			writeFile(t, dir, FileName, withLabelsFile)
+			testutil.WriteFile(t, dir, FileName, withLabelsFile)
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
 			require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "tests", "ci", "labels.py"), 0o600))
 			return ""
 		}, `read labels file "tests/ci/labels.py": is a FIFO, not a regular file`},
 		{"labels file linked outside the repository", func(t *testing.T, dir string) string {
-			writeFile(t, dir, FileName, withLabelsFile)
-			outside := writeFile(t, t.TempDir(), "labels.py", "KNOWN_LABELS = {}\n")
+			testutil.WriteFile(t, dir, FileName, withLabelsFile)
+			outside := testutil.WriteFile(t, t.TempDir(), "labels.py", "KNOWN_LABELS = {}\n")
 			require.NoError(t, os.MkdirAll(filepath.Join(dir, "tests", "ci"), 0o755))
 			require.NoError(t, os.Symlink(outside, filepath.Join(dir, "tests", "ci", "labels.py")))
 			return ""
@@ -248,8 +242,8 @@ func TestLoad_ConfigAndLabelsFileMustBeSmallRegularFiles(t *testing.T) {
 // A labels file reached through a link inside the repository is fine.
 func TestLoad_LabelsFileLinkInsideTheRepository(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: labels.py\n", 1))
-	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
+	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: labels.py\n", 1))
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
 	require.NoError(t, os.Symlink("tests/ci/labels.py", filepath.Join(dir, "labels.py")))
 	c, err := Load(dir, "")
 	require.NoError(t, err)
@@ -258,13 +252,13 @@ func TestLoad_LabelsFileLinkInsideTheRepository(t *testing.T) {
 
 func TestLoad_LabelsFileWinsOverTheListWhenPresent(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, FileName, minimal+"labels_file: tests/ci/labels.py\n")
+	testutil.WriteFile(t, dir, FileName, minimal+"labels_file: tests/ci/labels.py\n")
 	c, err := Load(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"core"}, c.KnownLabels(), "no labels.py: the list stands")
 	assert.False(t, c.LabelsFromFile)
 
-	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"core\": \"Core\", \"new\": \"Added\"}\n")
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\"core\": \"Core\", \"new\": \"Added\"}\n")
 	c, err = Load(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"core", "new"}, c.KnownLabels())
@@ -273,7 +267,7 @@ func TestLoad_LabelsFileWinsOverTheListWhenPresent(t *testing.T) {
 
 func TestLoad_DefaultReadsTheRepositorysLabelsPy(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS: dict[str, str] = {\n    \"megatron\": \"M\",\n    \"b200\": \"Blackwell\",\n}\n")
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS: dict[str, str] = {\n    \"megatron\": \"M\",\n    \"b200\": \"Blackwell\",\n}\n")
 	c, err := Load(dir, "")
 	require.NoError(t, err)
 	assert.Equal(t, "default", c.Source)
@@ -287,9 +281,9 @@ func TestLoad_DefaultReadsTheRepositorysLabelsPy(t *testing.T) {
 func TestNewLabelHint_NamesWhereTheLabelsCameFrom(t *testing.T) {
 	const github = " + create matching `run-ci-<label>` in GitHub repo Settings -> Labels."
 	withFile := t.TempDir()
-	writeFile(t, withFile, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
-	custom := writeFile(t, t.TempDir(), "ci.yaml", minimal)
-	fallback := writeFile(t, t.TempDir(), "ci.yaml", minimal+"labels_file: lbl.py\n")
+	testutil.WriteFile(t, withFile, "tests/ci/labels.py", "KNOWN_LABELS = {\"a\": \"A\"}\n")
+	custom := testutil.WriteFile(t, t.TempDir(), "ci.yaml", minimal)
+	fallback := testutil.WriteFile(t, t.TempDir(), "ci.yaml", minimal+"labels_file: lbl.py\n")
 	cases := []struct {
 		name, root, config, want string
 	}{

@@ -10,30 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
-// tree writes files (path → content; a content of "->target" makes a
-// symbolic link, "/" a directory) below a fresh directory and returns it.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for rel, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		switch {
-		case content == "/":
-			require.NoError(t, os.MkdirAll(full, 0o755))
-		case len(content) > 2 && content[:2] == "->":
-			require.NoError(t, os.Symlink(content[2:], full))
-		default:
-			require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
-		}
-	}
-	return root
-}
-
 func TestDiscover_WalksHiddenDirectoriesAndListsOnlyTestFiles(t *testing.T) {
-	root := tree(t, map[string]string{
+	root := testutil.TempTree(t, map[string]string{
 		"tests/fast/test_a.py":             "",
 		"tests/fast/.hidden/test_b.py":     "",
 		"tests/fast/sub/helper.py":         "",
@@ -86,7 +67,7 @@ func TestDiscover_RefusesSymbolicLinksWithTheScriptsMessages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := Discover(tree(t, tc.files), config.Default())
+			_, _, err := Discover(testutil.TempTree(t, tc.files), config.Default())
 			var fe *Error
 			require.ErrorAs(t, err, &fe)
 			assert.Equal(t, tc.want, fe.Msg)
@@ -95,14 +76,14 @@ func TestDiscover_RefusesSymbolicLinksWithTheScriptsMessages(t *testing.T) {
 }
 
 func TestDiscover_MissingRootsAndARootThatIsAFileListNothing(t *testing.T) {
-	root := tree(t, map[string]string{"tests/e2e": "not a directory", "tests/ci/test_a.py": ""})
+	root := testutil.TempTree(t, map[string]string{"tests/e2e": "not a directory", "tests/ci/test_a.py": ""})
 	files, _, err := Discover(root, config.Default())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"tests/ci/test_a.py"}, files)
 }
 
 func TestDiscover_AFIFOIsListedAsNotRegular(t *testing.T) {
-	root := tree(t, map[string]string{"tests/fast/test_a.py": ""})
+	root := testutil.TempTree(t, map[string]string{"tests/fast/test_a.py": ""})
 	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "tests/fast/test_fifo.py"), 0o644))
 	files, notRegular, err := Discover(root, config.Default())
 	require.NoError(t, err)
@@ -115,10 +96,10 @@ func TestDiscover_AFIFOIsListedAsNotRegular(t *testing.T) {
 }
 
 func TestDiscover_AnUnreadableDirectoryIsAnError(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every directory")
+	if !testutil.RunAsNonRoot(t) {
+		return // root reads every directory
 	}
-	root := tree(t, map[string]string{"tests/e2e/locked/test_a.py": ""})
+	root := testutil.TempTree(t, map[string]string{"tests/e2e/locked/test_a.py": ""})
 	locked := filepath.Join(root, "tests/e2e/locked")
 	require.NoError(t, os.Chmod(locked, 0))
 	t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
@@ -127,7 +108,7 @@ func TestDiscover_AnUnreadableDirectoryIsAnError(t *testing.T) {
 }
 
 func TestCollect_AppliesTheCollectorsRules(t *testing.T) {
-	root := tree(t, map[string]string{
+	root := testutil.TempTree(t, map[string]string{
 		"tests/fast/.cache/test_implicit.py": "def test_x(): pass\n",
 		"tests/e2e/test_gpu.py":              "register_cuda_ci(est_time=60, suite='stage-c-8-gpu-h100', labels=['megatron'])\n",
 	})
@@ -137,7 +118,7 @@ func TestCollect_AppliesTheCollectorsRules(t *testing.T) {
 	assert.Equal(t, "tests/e2e/test_gpu.py", reg.Registrations[0].File)
 	assert.True(t, reg.Registrations[1].Implicit, "a hidden tests/fast file with no call is an implicit CPU test")
 
-	root = tree(t, map[string]string{"tests/e2e/test_none.py": "x = 1\n"})
+	root = testutil.TempTree(t, map[string]string{"tests/e2e/test_none.py": "x = 1\n"})
 	_, err = Collect(root, config.Default())
 	assert.EqualError(t, err, "No CI registry found in tests/e2e/test_none.py")
 }

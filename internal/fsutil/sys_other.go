@@ -3,6 +3,7 @@
 package fsutil
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 )
@@ -11,6 +12,12 @@ func openNonblocking(path string) (*os.File, error) { return os.Open(path) }
 
 func openWriteNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+}
+
+// writeDescriptor is never reached where names like /dev/stdout do not
+// name descriptors; it refuses rather than close a borrowed one.
+func writeDescriptor(fd int, path string, data []byte) error {
+	return &fs.PathError{Op: "write", Path: path, Err: errors.ErrUnsupported}
 }
 
 func keepOwner(*os.File, fs.FileInfo) {}

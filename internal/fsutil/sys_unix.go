@@ -49,3 +49,28 @@ func flock(f *os.File, lock bool) error {
 		}
 	}
 }
+
+// writeDescriptor writes data to the open descriptor fd, which path names,
+// through a duplicate of it. The descriptor is borrowed (stdout, or one a
+// caller holds): an *os.File made over fd itself would close it when it is
+// closed or, dropped, when its finalizer runs, and the number, reused by a
+// later open, would then be closed under its new owner. The duplicate
+// shares the file offset and the O_APPEND flag, so the data lands where a
+// write to fd would put it.
+func writeDescriptor(fd int, path string, data []byte) error {
+	syscall.ForkLock.RLock()
+	dup, err := syscall.Dup(fd)
+	if err == nil {
+		syscall.CloseOnExec(dup)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return &fs.PathError{Op: "dup", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(dup), path)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -42,8 +42,7 @@ func writeFile(path string, data []byte) error {
 		// or truncate) whatever that descriptor is: a step log redirected
 		// with >> would lose its contents. Write to the descriptor, as a
 		// shell does for `> /dev/stdout`.
-		_, err := os.NewFile(uintptr(fd), path).Write(data)
-		return err
+		return writeDescriptor(fd, path, data)
 	}
 	st, err := os.Stat(path)
 	switch {

@@ -13,10 +13,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // The differential test compares ReadCalls with CPython's own parser on
-// many inputs. It needs python3 and is skipped without it.
+// many inputs. It needs python3 (see testutil.NeedPython).
 
 // oracleScript prints, for each file named on stdin, the module-level
 // bare calls of the register names as JSON, or {"error": ...} when
@@ -142,10 +144,7 @@ var registerNames = map[string]bool{"register_cpu_ci": true, "register_cuda_ci":
 // runOracle runs CPython over inputs and returns its results.
 func runOracle(t *testing.T, inputs [][]byte) []oracleResult {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
+	py := testutil.NeedPython(t)
 	dir := t.TempDir()
 	var list strings.Builder
 	for i, in := range inputs {
@@ -202,6 +201,7 @@ func differ(t *testing.T, inputs [][]byte) []string {
 }
 
 func TestReadCalls_MatchesCPythonOnHandWrittenInputs(t *testing.T) {
+	t.Parallel() // each waits on its own python3
 	inputs := make([][]byte, 0, len(differentialInputs))
 	for _, s := range differentialInputs {
 		inputs = append(inputs, []byte(s))
@@ -217,15 +217,10 @@ func TestReadCalls_IgnoresGrammarErrorsOutsideCalls(t *testing.T) {
 }
 
 // TestReadCalls_MatchesCPythonOnMiles reads every Python file of a Miles
-// checkout named by MILES_SRC (default /work/miles) when there is one.
+// checkout named by MILES_CHECKOUT.
 func TestReadCalls_MatchesCPythonOnMiles(t *testing.T) {
-	root := os.Getenv("MILES_SRC")
-	if root == "" {
-		root = "/work/miles"
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("no Miles checkout")
-	}
+	t.Parallel() // each waits on its own python3
+	root := testutil.MilesCheckout(t)
 	var inputs [][]byte
 	require.NoError(t, filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {

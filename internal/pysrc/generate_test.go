@@ -193,6 +193,7 @@ func (g gen) file() string {
 }
 
 func TestReadCalls_MatchesCPythonOnGeneratedFiles(t *testing.T) {
+	t.Parallel() // each waits on its own python3
 	g := gen{r: rand.New(rand.NewPCG(1, 2))}
 	var inputs [][]byte
 	for range 3000 {
@@ -225,6 +226,7 @@ func (g gen) indentFile() string {
 }
 
 func TestReadCalls_MatchesCPythonOnGeneratedIndentation(t *testing.T) {
+	t.Parallel() // each waits on its own python3
 	g := gen{r: rand.New(rand.NewPCG(3, 4))}
 	var inputs [][]byte
 	for range 5000 {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // FuzzQuickMatchesScanner checks that ReadCalls, with its quick check,
@@ -47,14 +49,12 @@ func TestQuickScan_AcceptsTypicalFiles(t *testing.T) {
 	var q quickScan
 	require.True(t, q.run(src, registerNames))
 	assert.Len(t, q.cands, 1)
+}
 
-	root := os.Getenv("MILES_SRC")
-	if root == "" {
-		root = "/work/miles"
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("no Miles checkout")
-	}
+// The test files of a Miles checkout are the typical files.
+func TestQuickScan_AcceptsTheTestFilesOfAMilesCheckout(t *testing.T) {
+	root := testutil.MilesCheckout(t)
+	var q quickScan
 	var all, accepted int
 	require.NoError(t, filepath.WalkDir(filepath.Join(root, "tests"), func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".py") {

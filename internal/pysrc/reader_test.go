@@ -6,11 +6,14 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 func strConst(s string) Value {
@@ -327,14 +330,16 @@ func TestReadStringDict_ReadsMilesLabels(t *testing.T) {
 		{Key: "megatron", Value: "Megatron-LM training tests", Line: 4},
 		{Key: "ft-short", Value: "ab", Line: 5},
 	}, got)
+}
 
-	if b, err := os.ReadFile("/work/miles/tests/ci/labels.py"); err == nil {
-		got, err := ReadStringDict(b, "KNOWN_LABELS")
-		require.NoError(t, err)
-		assert.Len(t, got, 19)
-		assert.Equal(t, "megatron", got[0].Key)
-		assert.Equal(t, "amd", got[18].Key)
-	}
+func TestReadStringDict_ReadsTheLabelsOfAMilesCheckout(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testutil.MilesCheckout(t), "tests/ci/labels.py"))
+	require.NoError(t, err)
+	got, err := ReadStringDict(b, "KNOWN_LABELS")
+	require.NoError(t, err)
+	assert.Len(t, got, 19)
+	assert.Equal(t, "megatron", got[0].Key)
+	assert.Equal(t, "amd", got[18].Key)
 }
 
 func TestReadStringDict_RefusesOtherShapes(t *testing.T) {

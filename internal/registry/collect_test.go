@@ -15,6 +15,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pysrc"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // fakeReader stands in for the Python reader: each line "cpu <est> <suite>"
@@ -49,7 +50,7 @@ func useFakeReader(t *testing.T) {
 func TestCollect_KeepsDiscoveryThenSourceOrder(t *testing.T) {
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_b.py":  "cpu 2 stage-b-cpu\ncpu 3 stage-a-cpu\n",
 		"tests/e2e/test_a.py":  "cpu 1 stage-b-cpu\n",
 		"tests/fast/test_c.py": "",
@@ -72,7 +73,7 @@ func TestCollect_KeepsDiscoveryThenSourceOrder(t *testing.T) {
 func TestCollect_ReportsEveryFailingFileFirstInDiscoveryOrder(t *testing.T) {
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_b.py":      "cpu 2 stage-b-cpu\nnosuite\nBAD\n",
 		"tests/e2e/test_a.py":      "cpu 1 stage-b-cpu\n",
 		"tests/ci/test_none.py":    "\n",
@@ -95,7 +96,7 @@ func TestCollect_ReportsEveryFailingFileFirstInDiscoveryOrder(t *testing.T) {
 func TestCollect_RefusesFileNamesWithControlCharacters(t *testing.T) {
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_\n::error title=X::y.py": "cpu 1 stage-b-cpu\n",
 		"tests/e2e/test_\r.py":                   "cpu 1 stage-b-cpu\n",
 		"tests/e2e/test_\x1b[31mred.py":          "cpu 1 stage-b-cpu\n",
@@ -143,7 +144,7 @@ func TestCollect_ParallelResultIsTheSequentialOne(t *testing.T) {
 		}
 		files[name] = body.String()
 	}
-	writeTree(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	cfg := config.Default()
 
 	// The sequential rule, spelled out.
@@ -178,7 +179,7 @@ func TestCollect_SuccessfulTreeIsIdenticalAcrossWorkerCounts(t *testing.T) {
 	for i := range 300 {
 		files[fmt.Sprintf("tests/e2e/d%d/test_%03d.py", i%13, i)] = fmt.Sprintf("cpu %d stage-b-cpu\ncpu %d stage-a-cpu\n", i, i+1)
 	}
-	writeTree(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	prev := runtime.GOMAXPROCS(1)
 	want, err := Collect(dir, config.Default())
 	runtime.GOMAXPROCS(prev)
@@ -196,7 +197,7 @@ func TestCollect_SuccessfulTreeIsIdenticalAcrossWorkerCounts(t *testing.T) {
 func TestCollect_RefusesAFileOverTheSizeLimit(t *testing.T) {
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_small.py": "cpu 1 stage-b-cpu\n"})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_small.py": "cpu 1 stage-b-cpu\n"})
 	big := filepath.Join(dir, "tests/e2e/test_huge.py")
 	f, err := os.Create(big)
 	require.NoError(t, err)
@@ -224,12 +225,12 @@ func TestCollect_UnresolvableSymlinkIsAnErrorNamingIt(t *testing.T) {
 }
 
 func TestCollect_UnreadableFileIsAnErrorNamingIt(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every file")
+	if !testutil.RunAsNonRoot(t) {
+		return // root reads every file
 	}
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_locked.py": "cpu 1 stage-b-cpu\n"})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_locked.py": "cpu 1 stage-b-cpu\n"})
 	require.NoError(t, os.Chmod(filepath.Join(dir, "tests/e2e/test_locked.py"), 0o000))
 	_, err := Collect(dir, config.Default())
 	var errs Errors
@@ -243,7 +244,7 @@ func TestCollect_ReadsFilesOfEverySizeUpToTheLimit(t *testing.T) {
 	// Sizes around the reuse of a worker's buffer: a big file, then small
 	// ones, must not leak the big file's tail into the next.
 	big := "cpu 7 stage-b-cpu\n" + strings.Repeat("#\n", 600_000)
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_1.py": big,
 		"tests/e2e/test_2.py": "cpu 1 stage-b-cpu\n",
 		"tests/e2e/test_3.py": "",
@@ -273,7 +274,7 @@ func TestReadFile_ReadsExactBytes(t *testing.T) {
 func TestCollect_OverlappingRootsCountAFileOnce(t *testing.T) {
 	useFakeReader(t)
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_a.py":     "cpu 1 stage-b-cpu\n",
 		"tests/e2e/sub/test_b.py": "cpu 2 stage-b-cpu\n",
 	})

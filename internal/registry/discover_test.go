@@ -9,17 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
-
-// writeTree creates files (repository-relative path → content) below dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
-	}
-}
 
 func symlink(t *testing.T, target, name string) {
 	t.Helper()
@@ -29,7 +20,7 @@ func symlink(t *testing.T, target, name string) {
 
 func TestDiscover_SortsTheUnionOfRootsByBytes(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_b.py":            "",
 		"tests/e2e/sub/deeper/test_a.py": "",
 		"tests/fast/test_z.py":           "",
@@ -61,7 +52,7 @@ func TestDiscover_MissingRootsFindNothing(t *testing.T) {
 
 func TestDiscover_OverlappingRootsListAFileOnce(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_a.py": "", "tests/test_b.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_a.py": "", "tests/test_b.py": ""})
 	cfg := config.Default()
 	cfg.Roots = []string{"tests/e2e", "tests", "./tests/e2e/"}
 	got, err := Discover(dir, cfg)
@@ -71,7 +62,7 @@ func TestDiscover_OverlappingRootsListAFileOnce(t *testing.T) {
 
 func TestDiscover_SkipsHiddenDirectoriesAndFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/.cache/test_hidden.py":       "",
 		"tests/fast/.venv/lib/test_vendored.py": "",
 		"tests/e2e/visible/test_ok.py":          "",
@@ -82,7 +73,7 @@ func TestDiscover_SkipsHiddenDirectoriesAndFiles(t *testing.T) {
 	assert.Equal(t, []string{"tests/e2e/visible/test_ok.py"}, got)
 
 	// A pattern that would match a dot-file still does not list it.
-	writeTree(t, dir, map[string]string{"tests/e2e/.test_dot.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/.test_dot.py": ""})
 	cfg.Pattern = "**/*test_*.py"
 	got, err = Discover(dir, cfg)
 	require.NoError(t, err)
@@ -91,7 +82,7 @@ func TestDiscover_SkipsHiddenDirectoriesAndFiles(t *testing.T) {
 
 func TestDiscover_SymlinksToFilesAreListedToDirectoriesNotFollowed(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"elsewhere/test_outside.py": "",
 		"elsewhere/real.py":         "",
 		"tests/e2e/test_real.py":    "",
@@ -108,7 +99,7 @@ func TestDiscover_SymlinksToFilesAreListedToDirectoriesNotFollowed(t *testing.T)
 
 func TestDiscover_SymlinkLoopBelowARootDoesNotHang(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/sub/test_a.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/sub/test_a.py": ""})
 	symlink(t, "..", filepath.Join(dir, "tests/e2e/sub/up"))
 	symlink(t, "loop", filepath.Join(dir, "tests/e2e/loop"))
 	got, err := Discover(dir, config.Default())
@@ -127,7 +118,7 @@ func TestDiscover_UnresolvableMatchingSymlinkIsListedForReadingToReport(t *testi
 
 func TestDiscover_DirectoryNamedLikeATestIsListedAndWalked(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_pkg.py/test_inner.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_pkg.py/test_inner.py": ""})
 	got, kinds, err := discover(dir, config.Default())
 	require.NoError(t, err)
 	assert.Equal(t, []string{"tests/e2e/test_pkg.py", "tests/e2e/test_pkg.py/test_inner.py"}, got)
@@ -136,7 +127,7 @@ func TestDiscover_DirectoryNamedLikeATestIsListedAndWalked(t *testing.T) {
 
 func TestDiscover_OrdinaryTreeHasNoKinds(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_a.py": "", "tests/e2e/sub/test_b.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_a.py": "", "tests/e2e/sub/test_b.py": ""})
 	_, kinds, err := discover(dir, config.Default())
 	require.NoError(t, err)
 	assert.Nil(t, kinds)
@@ -144,7 +135,7 @@ func TestDiscover_OrdinaryTreeHasNoKinds(t *testing.T) {
 
 func TestDiscover_RootThatIsAFileFindsNothingThere(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e": "not a directory", "tests/fast/test_a.py": "", "tests/ci/test_b.py/x": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e": "not a directory", "tests/fast/test_a.py": "", "tests/ci/test_b.py/x": ""})
 	cfg := config.Default()
 	cfg.Roots = append(cfg.Roots, "tests/ci/test_b.py/x/deeper", "tests/fast/test_a.py")
 	got, err := Discover(dir, cfg)
@@ -155,7 +146,7 @@ func TestDiscover_RootThatIsAFileFindsNothingThere(t *testing.T) {
 
 func TestDiscover_RootThatIsASymlinkToADirectoryIsWalked(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"real/test_a.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"real/test_a.py": ""})
 	symlink(t, "../real", filepath.Join(dir, "tests/e2e"))
 	got, err := Discover(dir, config.Default())
 	require.NoError(t, err)
@@ -173,11 +164,11 @@ func TestDiscover_RootThatIsASymlinkLoopIsAnError(t *testing.T) {
 }
 
 func TestDiscover_UnreadableDirectoryIsAnErrorNamingIt(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every directory")
+	if !testutil.RunAsNonRoot(t) {
+		return // root reads every directory
 	}
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/locked/test_a.py": "", "tests/e2e/test_b.py": "", "tests/e2e/\n::error::x/test_c.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/locked/test_a.py": "", "tests/e2e/test_b.py": "", "tests/e2e/\n::error::x/test_c.py": ""})
 	for _, name := range []string{"locked", "\n::error::x"} {
 		locked := filepath.Join(dir, "tests/e2e", name)
 		require.NoError(t, os.Chmod(locked, 0o000))
@@ -213,8 +204,8 @@ func TestWalkerMatch_BaseNameShortcutAgreesWithTheFullPattern(t *testing.T) {
 func TestDiscover_RootLinkedOutsideTheRepositoryIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	outside := t.TempDir()
-	writeTree(t, outside, map[string]string{"test_elsewhere.py": ""})
-	writeTree(t, dir, map[string]string{"real/test_inside.py": "", "tests/fast/test_a.py": ""})
+	testutil.WriteTree(t, outside, map[string]string{"test_elsewhere.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"real/test_inside.py": "", "tests/fast/test_a.py": ""})
 	symlink(t, outside, filepath.Join(dir, "tests/e2e"))
 	symlink(t, "../real", filepath.Join(dir, "tests/ci"))
 	_, err := Discover(dir, config.Default())

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // Entries that Python's glob matches although they are no regular files:
@@ -19,7 +20,7 @@ import (
 
 func TestDiscover_KindsOfMatchingEntriesThatAreNoFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"tests/e2e/test_file.py": "", "elsewhere/test_x.py": ""})
+	testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_file.py": "", "elsewhere/test_x.py": ""})
 	symlink(t, "/dev/null", filepath.Join(dir, "tests/e2e/test_null.py"))
 	symlink(t, "../../elsewhere", filepath.Join(dir, "tests/e2e/test_linked_dir.py"))
 	symlink(t, "missing", filepath.Join(dir, "tests/e2e/test_dangling.py"))
@@ -50,7 +51,7 @@ func TestCollect_MatchingEntriesThatAreNoFiles(t *testing.T) {
 		{"a symlink to /dev/null under the implicit CPU root", func(t *testing.T, p string) { symlink(t, "/dev/null", p) },
 			"tests/fast/test_a.py", nil, 1},
 		{"a FIFO under the implicit CPU root", mkfifo, "tests/fast/test_a.py", nil, 1},
-		{"a directory named like a test", func(t *testing.T, p string) { writeTree(t, p, map[string]string{"inner.txt": ""}) },
+		{"a directory named like a test", func(t *testing.T, p string) { testutil.WriteTree(t, p, map[string]string{"inner.txt": ""}) },
 			"tests/e2e/test_a.py", []string{"tests/e2e/test_a.py: is a directory, not a test file"}, 0},
 		{"a symlink to a directory named like a test", func(t *testing.T, p string) { symlink(t, "..", p) },
 			"tests/e2e/test_a.py", []string{"tests/e2e/test_a.py: is a directory, not a test file"}, 0},
@@ -58,7 +59,7 @@ func TestCollect_MatchingEntriesThatAreNoFiles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeTree(t, dir, map[string]string{"tests/e2e/test_z.py": "register_cpu_ci(1, 'stage-b-cpu')\n"})
+			testutil.WriteTree(t, dir, map[string]string{"tests/e2e/test_z.py": "register_cpu_ci(1, 'stage-b-cpu')\n"})
 			tc.make(t, filepath.Join(dir, filepath.FromSlash(tc.file)))
 			reg, err := Collect(dir, config.Default())
 			if tc.lines != nil {
@@ -76,7 +77,7 @@ func TestCollect_MatchingEntriesThatAreNoFiles(t *testing.T) {
 
 func TestCollect_DirectoryNamedLikeATestFailsAtItsPlaceAndIsStillWalked(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testutil.WriteTree(t, dir, map[string]string{
 		"tests/e2e/test_a.py":            "x = 1\n",
 		"tests/e2e/test_b.py/test_in.py": "x = 1\n",
 		"tests/e2e/test_c.py":            "register_cpu_ci(1, 'stage-b-cpu')\n",

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/testutil"
 	"github.com/radixark/miles-ci/internal/treegen"
 )
 
@@ -18,7 +19,7 @@ import (
 func collectLines(t *testing.T, files map[string]string) []string {
 	t.Helper()
 	dir := t.TempDir()
-	writeTree(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	_, err := Collect(dir, config.Default())
 	var errs Errors
 	require.ErrorAs(t, err, &errs)

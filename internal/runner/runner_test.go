@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // fakeClock advances one second per reading, so every attempt lasts 1s.
@@ -51,45 +51,50 @@ func (l *recLog) AttemptSummary(i, n int, file, status string, elapsed time.Dura
 	l.lines = append(l.lines, s)
 }
 
-func needPython(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-}
-
-// repo writes python scripts into a fresh repository root.
+// repo writes test files into a fresh repository root. The files keep the
+// .py names a suite has, but hold shell scripts: the runner runs them with
+// Options.Python, which baseOptions sets to sh. Process handling, not
+// Python, is what these tests are about.
 func repo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	for name, src := range files {
-		p := filepath.Join(root, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
-	}
-	return root
+	return testutil.TempTree(t, files)
 }
 
 const (
-	pyPass    = "print('ok')\n"
-	pyFail3   = "import sys\nprint('synthetic failure')\nsys.exit(3)\n"
-	pyHang    = "import time\nprint('hanging', flush=True)\ntime.sleep(60)\n"
-	pyFlaky   = "import os, sys\nstate = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.state')\nif not os.path.exists(state):\n    open(state, 'w').close()\n    print('AssertionError: accuracy 0.41 not greater than 0.50')\n    sys.exit(1)\nprint('second attempt passes')\n"
-	pyImport  = "import os, sys\nstate = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.state')\nif not os.path.exists(state):\n    open(state, 'w').close()\n    print('ImportError: accuracy module missing')\n    sys.exit(1)\n"
-	pyEnvDump = "import os\nd = os.environ['MILES_CI_GATE_RECORD_DIR']\nopen(os.path.join(d, 'p0.jsonl'), 'w').write('{\"metric\": \"loss\", \"series\": [[2, 0.5], [1, 0.75]]}\\n')\n"
+	shPass  = "echo ok\n"
+	shFail3 = "echo 'synthetic failure'\nexit 3\n"
+	shHang  = "echo hanging\nexec sleep 60\n"
+	// shFlaky fails its first attempt with a retriable assertion, leaving a
+	// marker beside itself, and passes once the marker is there.
+	shFlaky = `state="$(dirname "$0")/.state"
+if [ ! -e "$state" ]; then
+    : > "$state"
+    echo 'AssertionError: accuracy 0.41 not greater than 0.50'
+    exit 1
+fi
+echo 'second attempt passes'
+`
+	shImport = `state="$(dirname "$0")/.state"
+if [ ! -e "$state" ]; then
+    : > "$state"
+    echo 'ImportError: accuracy module missing'
+    exit 1
+fi
+`
+	shEnvDump = `printf '%s\n' '{"metric": "loss", "series": [[2, 0.5], [1, 0.75]]}' > "$MILES_CI_GATE_RECORD_DIR/p0.jsonl"
+`
 )
 
 func baseOptions(root string, out *bytes.Buffer) (Options, *recLog) {
 	log := &recLog{}
 	clock := &fakeClock{}
 	return Options{
-		Root: root, Limits: Limits{TimeoutPerFile: 30, MaxAttempts: 2}, Out: out, ErrOut: out, Log: log, Now: clock.Now,
+		Root: root, Python: "sh", Limits: Limits{TimeoutPerFile: 30, MaxAttempts: 2}, Out: out, ErrOut: out, Log: log, Now: clock.Now,
 		Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() },
 	}, log
 }
 
 func TestRun_Outcomes(t *testing.T) {
-	needPython(t)
 	tests := []struct {
 		name     string
 		files    map[string]string
@@ -101,7 +106,7 @@ func TestRun_Outcomes(t *testing.T) {
 	}{
 		{
 			name:     "two passing files",
-			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			files:    map[string]string{"a.py": shPass, "b.py": shPass},
 			plan:     []File{{"a.py", 1}, {"b.py", 1.9}},
 			statuses: []Status{Pass, Pass},
 			log: []string{"group a.py  (1/2 est=1s attempt=1)", "endgroup", "[1/2] a.py PASS 1s",
@@ -110,7 +115,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "a failure stops the run",
-			files:    map[string]string{"a.py": pyFail3, "b.py": pyPass},
+			files:    map[string]string{"a.py": shFail3, "b.py": shPass},
 			plan:     []File{{"a.py", 1}, {"b.py", 1}},
 			statuses: []Status{Fail, NotRun},
 			log:      []string{"group a.py  (1/2 est=1s attempt=1)", "endgroup", "[1/2] a.py FAIL 1s exit=3"},
@@ -118,7 +123,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "continue on error runs the rest",
-			files:    map[string]string{"a.py": pyFail3, "b.py": pyPass},
+			files:    map[string]string{"a.py": shFail3, "b.py": shPass},
 			plan:     []File{{"a.py", 1}, {"b.py", 1}},
 			tweak:    func(o *Options) { o.ContinueOnError = true },
 			statuses: []Status{Fail, Pass},
@@ -128,7 +133,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "timeout kills the child and is not retried",
-			files:    map[string]string{"hang.py": pyHang},
+			files:    map[string]string{"hang.py": shHang},
 			plan:     []File{{"hang.py", 0.5}},
 			tweak:    func(o *Options) { o.TimeoutPerFile = 1; o.EnableRetry = true; o.MaxAttempts = 3 },
 			statuses: []Status{Timeout},
@@ -137,7 +142,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "retriable failure is retried and passes",
-			files:    map[string]string{"flaky.py": pyFlaky},
+			files:    map[string]string{"flaky.py": shFlaky},
 			plan:     []File{{"flaky.py", 1}},
 			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 2 },
 			statuses: []Status{Pass},
@@ -150,7 +155,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "non-retriable failure is not retried",
-			files:    map[string]string{"imp.py": pyImport},
+			files:    map[string]string{"imp.py": shImport},
 			plan:     []File{{"imp.py", 1}},
 			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 2 },
 			statuses: []Status{Fail},
@@ -159,7 +164,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "retry with max attempts 0 runs nothing and fails",
-			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			files:    map[string]string{"a.py": shPass, "b.py": shPass},
 			plan:     []File{{"a.py", 1}, {"b.py", 1}},
 			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = 0 },
 			statuses: []Status{Fail, NotRun},
@@ -168,7 +173,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "retry with negative max attempts and continue on error fails every file",
-			files:    map[string]string{"a.py": pyPass, "b.py": pyPass},
+			files:    map[string]string{"a.py": shPass, "b.py": shPass},
 			plan:     []File{{"a.py", 1}, {"b.py", 1}},
 			tweak:    func(o *Options) { o.EnableRetry = true; o.MaxAttempts = -1; o.ContinueOnError = true },
 			statuses: []Status{Fail, Fail},
@@ -177,7 +182,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "max attempts 0 without retry still runs each file once",
-			files:    map[string]string{"a.py": pyPass},
+			files:    map[string]string{"a.py": shPass},
 			plan:     []File{{"a.py", 1}},
 			tweak:    func(o *Options) { o.MaxAttempts = 0 },
 			statuses: []Status{Pass},
@@ -186,7 +191,7 @@ func TestRun_Outcomes(t *testing.T) {
 		},
 		{
 			name:     "a child that cannot start fails its file",
-			files:    map[string]string{"a.py": pyPass},
+			files:    map[string]string{"a.py": shPass},
 			plan:     []File{{"a.py", 1}},
 			tweak:    func(o *Options) { o.Python = "/nonexistent/python3" },
 			statuses: []Status{Fail},
@@ -219,8 +224,7 @@ func TestRun_Outcomes(t *testing.T) {
 }
 
 func TestRun_ChildRunsInRootWithAbsolutePath(t *testing.T) {
-	needPython(t)
-	root := repo(t, map[string]string{"sub/where.py": "import os, sys\nprint('cwd=' + os.getcwd())\nprint('argv=' + sys.argv[0])\n"})
+	root := repo(t, map[string]string{"sub/where.py": "echo \"cwd=$(pwd -P)\"\necho \"argv=$0\"\n"})
 	var out bytes.Buffer
 	opts, _ := baseOptions(root, &out)
 	rep := Run(context.Background(), []File{{"sub/where.py", 1}}, opts)
@@ -232,38 +236,37 @@ func TestRun_ChildRunsInRootWithAbsolutePath(t *testing.T) {
 }
 
 func TestRun_GrandchildHoldingOutputIsKilledAtTimeout(t *testing.T) {
-	needPython(t)
-	// The grandchild ignores SIGTERM and keeps the inherited stdout open.
-	src := `import os, signal, subprocess, sys, time
-pid_file = sys.argv[0] + '.pid'
-child = subprocess.Popen([sys.executable, '-c', 'import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint("grandchild up", flush=True)\ntime.sleep(600)'])
-open(pid_file, 'w').write(str(child.pid))
-time.sleep(600)
+	// The grandchild ignores SIGTERM and keeps the inherited stdout open;
+	// it says it is ready once its trap is set.
+	src := `sh -c 'trap "" TERM; echo grandchild up; echo $$ >&3; exec sleep 600' &
+exec sleep 600
 `
 	for _, retry := range []bool{false, true} {
 		t.Run(fmt.Sprintf("retry=%v", retry), func(t *testing.T) {
 			root := repo(t, map[string]string{"g.py": src})
 			var out bytes.Buffer
 			opts, _ := baseOptions(root, &out)
-			// The timeout leaves python3 time to start even on a loaded
-			// machine; the deadline only catches a run that waits for the
-			// grandchild (600 s) instead of killing it.
-			opts.TimeoutPerFile, opts.EnableRetry = 5, retry
+			// The timeout counts from the grandchild's readiness (the
+			// launcher's Start returns only then); the deadline only
+			// catches a run that waits for the grandchild (600 s) instead
+			// of killing it.
+			launch := &testutil.Launcher{Ready: true}
+			opts.Start = launch.Start
+			opts.TimeoutPerFile, opts.EnableRetry = 1, retry
 			began := time.Now()
 			rep := Run(context.Background(), []File{{"g.py", 0}}, opts)
 			assert.Less(t, time.Since(began), 60*time.Second, "the run waited for the grandchild")
 			assert.Equal(t, Timeout, rep.Files[0].Status)
-			pid := readPid(t, filepath.Join(root, "g.py.pid"))
-			assert.Eventually(t, func() bool { return !alive(pid) }, 10*time.Second, 20*time.Millisecond, "grandchild %d survived", pid)
+			assert.Contains(t, out.String(), "grandchild up\n")
+			pid := launch.Pid(t)
+			assert.Eventually(t, func() bool { return !testutil.Alive(pid) }, 10*time.Second, 20*time.Millisecond, "grandchild %d survived", pid)
 		})
 	}
 }
 
 func TestRun_LeftoversOfAPassingFileAreKilled(t *testing.T) {
-	needPython(t)
-	src := `import subprocess, sys
-child = subprocess.Popen([sys.executable, '-c', 'import time\ntime.sleep(600)'], stdout=subprocess.DEVNULL)
-open(sys.argv[0] + '.pid', 'w').write(str(child.pid))
+	src := `sleep 600 >/dev/null &
+echo $! > "$0.pid"
 `
 	root := repo(t, map[string]string{"server.py": src})
 	var out bytes.Buffer
@@ -271,66 +274,61 @@ open(sys.argv[0] + '.pid', 'w').write(str(child.pid))
 	rep := Run(context.Background(), []File{{"server.py", 1}}, opts)
 	require.True(t, rep.Passed())
 	pid := readPid(t, filepath.Join(root, "server.py.pid"))
-	assert.Eventually(t, func() bool { return !alive(pid) }, 2*time.Second, 20*time.Millisecond)
+	assert.Eventually(t, func() bool { return !testutil.Alive(pid) }, 10*time.Second, 20*time.Millisecond)
 }
 
-// pyDaemon double-forks a grandchild that leaves the process group and the
-// session (setsid), as a server started in the background does, writes its
-// pid next to the test file, and then does what the test says.
-const pyDaemon = `import os, signal, sys, time
-pid_file = sys.argv[0] + '.pid'
-if os.fork() == 0:
-    if os.fork() == 0:
-        os.setsid()
-        if 'IGNORE_TERM' in open(sys.argv[0]).read():
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        open(pid_file + '.tmp', 'w').write(str(os.getpid()))
-        os.rename(pid_file + '.tmp', pid_file)
-        time.sleep(600)
-    os._exit(0)
-while not os.path.exists(pid_file):
-    time.sleep(0.01)
+// shDaemon starts a grandchild that leaves the process group and the
+// session (setsid) from a subshell that exits at once, as a server started
+// in the background does; the grandchild says it is ready (its pid, on
+// descriptor 3) once it has done what %s says. The test file then does what
+// the test says.
+const shDaemon = `( setsid sh -c '%s echo $$ >&3; exec sleep 600' & )
 `
 
 // A daemon out of the test's process group, and even one that ignores
 // SIGTERM, is gone when the file's run returns: miles-ci is the subreaper
 // of its tests and ends every descendant after each file.
 func TestRun_ADaemonThatLeftTheGroupIsKilledAfterItsFile(t *testing.T) {
-	needPython(t)
-	if runtime.GOOS != "linux" {
-		t.Skip("a child subreaper is Linux's")
-	}
+	testutil.NeedLinux(t, "a child subreaper")
+	testutil.NeedCommand(t, "setsid")
+	shortSweepGrace(t)
 	tests := []struct {
-		name, tail string
-		timeout    int
+		name, setup, tail string
+		timeout           int
 	}{
-		{"passing file", "print('ok')\n", 60},
-		{"timed-out file", "time.sleep(600)\n", 2},
-		{"daemon ignoring SIGTERM", "# IGNORE_TERM\n", 60},
+		{"passing file", "", "echo ok\n", 60},
+		{"timed-out file", "", "exec sleep 600\n", 1},
+		{"daemon ignoring SIGTERM", `trap "" TERM;`, "", 60},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := repo(t, map[string]string{"d.py": pyDaemon + tt.tail})
+			root := repo(t, map[string]string{"d.py": fmt.Sprintf(shDaemon, tt.setup) + tt.tail})
 			var out bytes.Buffer
 			opts, _ := baseOptions(root, &out)
+			launch := &testutil.Launcher{Ready: true}
+			opts.Start = launch.Start
 			opts.TimeoutPerFile = tt.timeout
 			Run(context.Background(), []File{{"d.py", 0}}, opts)
-			pid := readPid(t, filepath.Join(root, "d.py.pid"))
+			pid := launch.Pid(t)
 			t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
-			assert.False(t, alive(pid), "daemon %d survived its file", pid)
+			assert.False(t, testutil.Alive(pid), "daemon %d survived its file", pid)
 		})
 	}
 }
 
+// shortSweepGrace shortens the time a leftover has between SIGTERM and
+// SIGKILL for the test: a daemon that ignores SIGTERM waits it out.
+func shortSweepGrace(t *testing.T) {
+	old := sweepGrace
+	sweepGrace = 100 * time.Millisecond
+	t.Cleanup(func() { sweepGrace = old })
+}
+
 func TestRun_CapturedOutputPassesThroughByteExact(t *testing.T) {
-	needPython(t)
 	// A 10 MB line, invalid UTF-8, CR, and a last line without newline.
-	src := `import sys
-out = sys.stdout.buffer
-out.write(b'x' * (10 * 1024 * 1024) + b'\n')
-out.write(b'bad \xff\xfe\xc3 bytes\r\n')
-out.write(b'no newline at the end')
-sys.exit(1)
+	src := `head -c 10485760 /dev/zero | tr '\0' x
+printf '\nbad \377\376\303 bytes\r\nno newline at the end'
+exit 1
 `
 	root := repo(t, map[string]string{"big.py": src})
 	var out bytes.Buffer
@@ -350,8 +348,7 @@ sys.exit(1)
 }
 
 func TestRun_GateRecordDirPerAttemptAndMergedAfterPass(t *testing.T) {
-	needPython(t)
-	root := repo(t, map[string]string{"tests/g.py": pyEnvDump})
+	root := repo(t, map[string]string{"tests/g.py": shEnvDump})
 	base := t.TempDir()
 	hookOut := filepath.Join(t.TempDir(), "hook")
 	var out bytes.Buffer
@@ -375,12 +372,10 @@ func TestRun_GateRecordDirPerAttemptAndMergedAfterPass(t *testing.T) {
 // endless device in its record directory still passes, at once, with a
 // warning for each; its regular record is merged and handed to the hook.
 func TestRun_GateRecordsThatAreNotRegularFilesAreSkipped(t *testing.T) {
-	needPython(t)
-	src := `import os
-d = os.environ['MILES_CI_GATE_RECORD_DIR']
-open(os.path.join(d, 'a.jsonl'), 'w').write('{"metric": "loss", "series": [[1, 0.5]]}\n')
-os.mkfifo(os.path.join(d, 'r.jsonl'))
-os.symlink('/dev/zero', os.path.join(d, 'z.jsonl'))
+	src := `d="$MILES_CI_GATE_RECORD_DIR"
+printf '%s\n' '{"metric": "loss", "series": [[1, 0.5]]}' > "$d/a.jsonl"
+mkfifo "$d/r.jsonl"
+ln -s /dev/zero "$d/z.jsonl"
 `
 	root := repo(t, map[string]string{"tests/g.py": src})
 	var out bytes.Buffer
@@ -404,15 +399,17 @@ os.symlink('/dev/zero', os.path.join(d, 'z.jsonl'))
 }
 
 func TestRun_InterruptKillsTheGroupAndSummarizes(t *testing.T) {
-	needPython(t)
-	root := repo(t, map[string]string{"hang.py": pyHang, "b.py": pyPass})
+	root := repo(t, map[string]string{"hang.py": "echo $$ >&3\n" + shHang, "b.py": shPass})
 	var out bytes.Buffer
 	opts, _ := baseOptions(root, &out)
 	opts.KillGrace = 200 * time.Millisecond
 	opts.Out = &lockedBuffer{buf: &out}
+	launch := &testutil.Launcher{Ready: true}
+	opts.Start = launch.Start
 	ctx, cancel := context.WithCancel(context.Background())
+	// The interrupt comes once hang.py runs, however long it took to start.
 	go func() {
-		time.Sleep(500 * time.Millisecond)
+		<-launch.Readied()
 		cancel()
 	}()
 	began := time.Now()
@@ -493,7 +490,6 @@ func TestEffectiveTimeout(t *testing.T) {
 // wrapped negative and left the one-second estimate as the limit, as an
 // infinite estimate (converted to MinInt) left --timeout-per-file's 1 s.
 func TestRun_TimeoutsBeyondADurationNeverKill(t *testing.T) {
-	needPython(t)
 	tests := []struct {
 		name  string
 		tweak func(*Options)
@@ -507,7 +503,7 @@ func TestRun_TimeoutsBeyondADurationNeverKill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := repo(t, map[string]string{"slow.py": "import time\ntime.sleep(1.2)\nprint('done')\n"})
+			root := repo(t, map[string]string{"slow.py": "sleep 1.2\necho done\n"})
 			var out bytes.Buffer
 			opts, _ := baseOptions(root, &out)
 			tt.tweak(&opts)
@@ -519,8 +515,7 @@ func TestRun_TimeoutsBeyondADurationNeverKill(t *testing.T) {
 }
 
 func TestRun_RetryWaitBeyondADurationSaturates(t *testing.T) {
-	needPython(t)
-	root := repo(t, map[string]string{"flaky.py": pyFlaky})
+	root := repo(t, map[string]string{"flaky.py": shFlaky})
 	var out bytes.Buffer
 	opts, _ := baseOptions(root, &out)
 	var waited []time.Duration
@@ -563,22 +558,10 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
-// alive reports whether pid is a live process (a zombie counts as dead).
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 // The End line is the Python runner's, byte for byte (its f-string's
 // self-documenting fields): people grep CI logs for it.
 func TestRun_EndLineIsThePythonRunners(t *testing.T) {
-	needPython(t)
-	root := repo(t, map[string]string{"tests/x.py": pyPass, "tests/it's.py": pyPass})
+	root := repo(t, map[string]string{"tests/x.py": shPass, "tests/it's.py": shPass})
 	var out bytes.Buffer
 	opts, _ := baseOptions(root, &out)
 	rep := Run(context.Background(), []File{{"tests/x.py", 120}, {"tests/it's.py", 1.5}}, opts)

@@ -17,6 +17,7 @@ import (
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 func gpuPlan(files ...string) *suite.Plan {
@@ -28,17 +29,14 @@ func gpuPlan(files ...string) *suite.Plan {
 }
 
 func TestRun_AFailedFileFailsTheRunAndTheReportSaysWhich(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 not installed")
-	}
-	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "ok.py"), []byte("print('ok')\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(root, "bad.py"), []byte("import sys\nsys.exit(4)\n"), 0o644))
+	// The files are shell scripts, which the launcher runs with sh.
+	root := testutil.TempTree(t, map[string]string{"ok.py": "echo ok\n", "bad.py": "exit 4\n"})
 	reportPath := filepath.Join(t.TempDir(), "r.json")
 	var out bytes.Buffer
 	got, err := Run(context.Background(), Spec{
 		Root: root, Plan: gpuPlan("ok.py", "bad.py"), Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 		Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
+		Start: (&testutil.Launcher{Shell: true}).Start,
 	})
 	require.NoError(t, err)
 	assert.Equal(t, Outcome{Code: 1}, got)

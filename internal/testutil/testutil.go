@@ -1,0 +1,81 @@
+// Package testutil holds what the tests of several miles-ci packages share:
+// the one way a test says it cannot run here, the files they write, and the
+// child processes they start and watch. Only tests import it.
+package testutil
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+)
+
+// StrictEnv names the variable that turns every skip of Skip into a
+// failure. A test that cannot run here (no python3, no /proc, not Linux)
+// is skipped on a developer's machine; in CI, which exports
+// MILES_CI_STRICT=1 (see .ci/run), a suite that went green without testing
+// process handling would be a lie, so it fails instead.
+const StrictEnv = "MILES_CI_STRICT"
+
+// Strict reports whether StrictEnv is set to 1.
+func Strict() bool { return os.Getenv(StrictEnv) == "1" }
+
+// Skip ends t because something it needs is missing here, saying what: a
+// skip normally, a failure when MILES_CI_STRICT=1. Every skip for a missing
+// tool or system feature goes through it; a skip that is no lack (an
+// optional oracle such as a Miles checkout, a helper run only by its
+// parent test) uses t.Skip.
+func Skip(t testing.TB, reason string) {
+	t.Helper()
+	if Strict() {
+		t.Fatalf("cannot run here: %s (%s=1 makes this a failure; unset it to skip)", reason, StrictEnv)
+	}
+	t.Skip(reason)
+}
+
+// NeedPython returns the path of python3, for a test whose subject is
+// Python itself (a differential test against CPython); see Skip.
+func NeedPython(t testing.TB) string {
+	t.Helper()
+	return NeedCommand(t, "python3")
+}
+
+// NeedCommand returns the path of the program name; see Skip.
+func NeedCommand(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		Skip(t, name+" is not installed")
+	}
+	return path
+}
+
+// NeedLinux is for a test of something only Linux has (a child subreaper,
+// /proc); see Skip.
+func NeedLinux(t testing.TB, what string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		Skip(t, what+" is Linux's")
+	}
+}
+
+// MilesCheckoutEnv names the variable that points the tests comparing with
+// the Python scripts at a checkout of Miles.
+const MilesCheckoutEnv = "MILES_CHECKOUT"
+
+// MilesCheckout returns the Miles checkout named by MILES_CHECKOUT, and
+// skips t when the variable is unset: the checkout is an optional oracle,
+// not a lack, so this skip is never strict. A set variable that names no
+// checkout (no tests/ci in it) fails t.
+func MilesCheckout(t testing.TB) string {
+	t.Helper()
+	root := os.Getenv(MilesCheckoutEnv)
+	if root == "" {
+		t.Skipf("%s is not set; to compare with the Python scripts of a Miles checkout, run "+
+			"MILES_CHECKOUT=/path/to/miles go test -run %s ./...", MilesCheckoutEnv, t.Name())
+	}
+	if st, err := os.Stat(root + "/tests/ci"); err != nil || !st.IsDir() {
+		t.Fatalf("%s=%s is not a Miles checkout: it has no tests/ci directory", MilesCheckoutEnv, root)
+	}
+	return root
+}
