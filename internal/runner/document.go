@@ -7,8 +7,8 @@ import (
 )
 
 // Document returns the report of the run (package report owns the
-// document and every rendering of it) for the given suite and backend.
-func (rep *Report) Document(suite, backend string) *report.Report {
+// document, package view its step summary) for the given suite and backend.
+func (rep *Results) Document(suite, backend string) *report.Report {
 	doc := &report.Report{Suite: suite, Backend: backend, Interrupted: rep.Interrupted,
 		Elapsed: seconds(rep.Elapsed), Files: make([]report.File, len(rep.Files))}
 	for i := range rep.Files {

@@ -140,15 +140,15 @@ func (r *FileResult) Retried() string {
 	return "failed"
 }
 
-// Report is the outcome of a run: every planned file in plan order.
-type Report struct {
+// Results are the outcome of a run: every planned file in plan order.
+type Results struct {
 	Files       []FileResult
 	Elapsed     time.Duration
 	Interrupted bool
 }
 
-// Passed reports whether every file passed.
-func (r *Report) Passed() bool {
+// Passed reports whether every file passed and nothing interrupted the run.
+func (r *Results) Passed() bool {
 	for i := range r.Files {
 		if r.Files[i].Status != Pass {
 			return false
@@ -323,11 +323,11 @@ func timeoutDuration(seconds int) time.Duration {
 // went. It stops after the first file that does not pass unless
 // ContinueOnError, and when ctx is cancelled (the running child is
 // terminated); either way it prints the summary of what ran.
-func Run(ctx context.Context, files []File, opts Options) *Report {
+func Run(ctx context.Context, files []File, opts Options) *Results {
 	opts.defaults()
 	r := &runState{opts: opts, n: len(files)}
 	start := opts.Now()
-	rep := &Report{Files: make([]FileResult, len(files))}
+	rep := &Results{Files: make([]FileResult, len(files))}
 	for i, f := range files {
 		rep.Files[i] = FileResult{File: f.Name, EstTime: f.EstTime, Status: NotRun}
 	}
@@ -515,7 +515,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 
 // printSummary prints the closing summary in the shape of the Python
 // runner's.
-func (r *runState) printSummary(rep *Report) {
+func (r *runState) printSummary(rep *Results) {
 	var passed, failed []string
 	type retry struct {
 		file     string

@@ -382,9 +382,9 @@ ln -s /dev/zero "$d/z.jsonl"
 	opts, _ := baseOptions(root, &out)
 	opts.GateBaseDir = t.TempDir()
 	opts.GateHook = "true"
-	done := make(chan *Report, 1)
+	done := make(chan *Results, 1)
 	go func() { done <- Run(context.Background(), []File{{"tests/g.py", 1}}, opts) }()
-	var rep *Report
+	var rep *Results
 	select {
 	case rep = <-done:
 	case <-time.After(60 * time.Second):
