@@ -16,7 +16,9 @@ import (
 // making tokens and reads with the scanner only the few logical lines that
 // may hold a registration (see quick.go). When that check meets anything
 // it does not handle itself, among them every error, the whole file is read
-// again by the scanner, which finds the error and its message.
+// again by the scanner, which finds the error and its message. Measured:
+// reading every file with the scanner instead costs 35% of run --list-only
+// CPU on Miles (2026-12-02).
 //
 // The quick check's state (a few kilobytes of scratch arrays) is allocated
 // for every file. A sync.Pool recycling it measured worth about 6% of
