@@ -118,7 +118,6 @@ type walker struct {
 	fsRoot      string
 	pattern     string
 	basePattern string // see basePattern; "" to match the whole path
-	buf         []byte // scratch space for listDir
 
 	files []string
 	kinds map[string]entryKind // entries that are not files to read
@@ -152,20 +151,27 @@ func (w *walker) fail(rel, format string, args ...any) {
 // dir reads one directory. rel is its repository-relative path and below
 // its path below the discovery root ("" for the root itself), which is what
 // the pattern is matched against.
+//
+// Listing with getdents64 into a reused buffer, instead of os.File.ReadDir,
+// measured worth about 2% of run --list-only's CPU on Miles, under the 10%
+// a fast path must buy here (2026-12-02).
 func (w *walker) dir(rel, below string) {
-	if w.buf == nil {
-		w.buf = make([]byte, 8<<10)
+	entries, err := ReadDirUnsorted(w.abs(rel))
+	if err != nil {
+		w.fail(rel, "cannot read directory: %s", Reason(err))
+		return
 	}
-	var subdirs []string // read after the listing, which shares w.buf
-	err := listDir(w.abs(rel), w.buf, func(name string, t fs.FileMode) error {
+	var subdirs []string
+	for _, e := range entries {
+		name := e.Name()
 		if strings.HasPrefix(name, ".") {
-			return nil
+			continue
 		}
 		childBelow := name
 		if below != "" {
 			childBelow = below + "/" + name
 		}
-		switch {
+		switch t := e.Type(); {
 		case t.IsDir():
 			if w.match(childBelow) {
 				w.other(rel+"/"+name, entryDir)
@@ -189,11 +195,6 @@ func (w *walker) dir(rel, below string) {
 				w.other(rel+"/"+name, entrySpecial)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		w.fail(rel, "cannot read directory: %s", Reason(err))
-		return
 	}
 	for _, name := range subdirs {
 		childBelow := name
