@@ -67,12 +67,6 @@ func (p *parser) constant(n node) Constant {
 
 // decodeNumber converts an accepted numeric literal.
 func decodeNumber(text string) Constant {
-	if len(text) <= 18 && (len(text) == 1 || text[0] != '0') {
-		// The common small decimal integer, which int64 holds exactly.
-		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return Constant{Type: Int, Int: big.NewInt(v)}
-		}
-	}
 	text = strings.ReplaceAll(text, "_", "")
 	if last := text[len(text)-1]; last == 'j' || last == 'J' {
 		f, _ := strconv.ParseFloat(text[:len(text)-1], 64)
