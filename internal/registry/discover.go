@@ -71,9 +71,8 @@ const (
 // is not a file to read (nil when there is none, as in any ordinary tree).
 func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, error) {
 	w := &walker{
-		fsRoot:      root,
-		pattern:     cfg.Pattern,
-		basePattern: basePattern(cfg.Pattern),
+		fsRoot:  root,
+		pattern: cfg.Pattern,
 	}
 	seen := map[string]bool{}
 	for _, r := range cfg.Roots {
@@ -115,9 +114,8 @@ func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, 
 // wake-ups than it gained, and made no difference beyond the noise on a
 // generated tree of 2,000.
 type walker struct {
-	fsRoot      string
-	pattern     string
-	basePattern string // see basePattern; "" to match the whole path
+	fsRoot  string
+	pattern string
 
 	files []string
 	kinds map[string]entryKind // entries that are not files to read
@@ -215,25 +213,8 @@ func (w *walker) other(rel string, k entryKind) {
 }
 
 func (w *walker) match(below string) bool {
-	if w.basePattern != "" {
-		// "**/P" with no separator in P matches exactly the paths whose
-		// last element matches P; matching the name alone is cheaper.
-		name := below[strings.LastIndexByte(below, '/')+1:]
-		ok, _ := doublestar.Match(w.basePattern, name)
-		return ok
-	}
 	ok, _ := doublestar.Match(w.pattern, below)
 	return ok
-}
-
-// basePattern returns P when pattern is "**/P" and P holds no separator
-// and no "**", else "".
-func basePattern(pattern string) string {
-	p, ok := strings.CutPrefix(pattern, "**/")
-	if !ok || strings.Contains(p, "/") || strings.Contains(p, "**") || strings.Contains(p, "{") {
-		return ""
-	}
-	return p
 }
 
 // symlinkKind says what a matching symbolic link points at: a file to read
