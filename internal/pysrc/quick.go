@@ -1,10 +1,6 @@
 package pysrc
 
-import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
-)
+import "bytes"
 
 // The quick check. A test file holds its registrations on a few logical
 // lines at column 0, yet every byte of it must be tokenized, because any
@@ -66,7 +62,7 @@ var quickClasses = func() (t [256]quickClass) {
 	return t
 }()
 
-// plain marks the bytes the quick check skips in bulk: letters, '_',
+// plain marks the bytes the quick check skips without a dispatch: letters, '_',
 // blanks and the operator characters with no role in it, '.' and ':'
 // among them. Digits are not plain (a number must be checked), nor is
 // anything that opens a string or comment, changes the brackets or ends
@@ -76,17 +72,6 @@ var plain = func() (t [256]bool) {
 		switch quickClasses[c] {
 		case qLetter, qSpace, qOp, qDot, qColon:
 			t[c] = true
-		}
-	}
-	return t
-}()
-
-// stopBits is 1 for the bytes that are not plain, to test eight bytes
-// without branches.
-var stopBits = func() (t [256]uint8) {
-	for c, p := range plain {
-		if !p {
-			t[c] = 1
 		}
 	}
 	return t
@@ -236,9 +221,6 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	for i < n {
 		// A physical line begins at i, outside brackets.
 		lineStart := i
-		for i+8 <= n && binary.LittleEndian.Uint64(src[i:]) == 0x2020202020202020 {
-			i += 8
-		}
 		for i < n && src[i] == ' ' {
 			i++
 		}
@@ -298,27 +280,14 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 		}
 
 		// The tokens up to the end of the logical line. Plain bytes are
-		// skipped in bulk; the line's last token is found by looking back
-		// from its end, so whether it was ':' needs no tracking.
+		// skipped without a dispatch; the line's last token is found by
+		// looking back from its end, so whether it was ':' needs no
+		// tracking.
 		numEnd := 0     // where the last number ended
 		commentAt := -1 // where the last comment started
 		physStart := lineStart
 	line:
 		for {
-			for i+8 <= n {
-				b := (*[8]byte)(src[i : i+8])
-				m := uint64(stopBits[b[0]]) | uint64(stopBits[b[1]])<<8 |
-					uint64(stopBits[b[2]])<<16 | uint64(stopBits[b[3]])<<24 |
-					uint64(stopBits[b[4]])<<32 | uint64(stopBits[b[5]])<<40 |
-					uint64(stopBits[b[6]])<<48 | uint64(stopBits[b[7]])<<56
-				if m != 0 {
-					// The first stop is exactly where the lowest flag is,
-					// so no byte is looked at twice.
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				i += 8
-			}
 			for i < n && plain[src[i]] {
 				i++
 			}
