@@ -63,11 +63,11 @@ var quickClasses = func() (t [256]quickClass) {
 	return t
 }()
 
-// plain marks the bytes the quick check skips without a dispatch: letters, '_',
-// blanks and the operator characters with no role in it, '.' and ':'
-// among them. Digits are not plain (a number must be checked), nor is
-// anything that opens a string or comment, changes the brackets or ends
-// a line.
+// plain marks the bytes the quick check skips without a dispatch:
+// letters, '_', blanks and the operator characters with no role in it,
+// '.' and ':' among them. Digits are not plain (a number must be
+// checked), nor is anything that opens a string or comment, changes the
+// brackets or ends a line.
 var plain = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {
 		switch quickClasses[c] {
@@ -368,7 +368,7 @@ func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, e
 			return nil, s.err
 		}
 		var err error
-		if calls, buf, err = s.readLine(t, names, true, calls, buf); err != nil {
+		if calls, buf, err = s.readLine(t, names, calls, buf); err != nil {
 			return nil, err
 		}
 	}
