@@ -31,12 +31,6 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
-
-	// argBuf holds the arguments of the first call read (the register
-	// call) without allocating: the positionals in its first half, the
-	// keywords in its second. Longer lists and nested calls use the heap.
-	argBuf     [12]rawArg
-	argBufUsed bool
 }
 
 // internName returns the name b as a string, without allocating for the
@@ -625,11 +619,6 @@ func (p *parser) callArgs() (args, kws []rawArg) {
 	p.enter()
 	defer p.leave()
 	p.i++
-	if !p.argBufUsed {
-		p.argBufUsed = true
-		h := len(p.argBuf) / 2
-		args, kws = p.argBuf[:0:h], p.argBuf[h:h]
-	}
 	var sawKw, sawDoubleStar bool
 	for n := 0; !p.isOp(")"); n++ {
 		t := p.cur()
