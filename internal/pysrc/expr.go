@@ -33,24 +33,6 @@ type parser struct {
 	depth int
 }
 
-// internName returns the name b as a string, without allocating for the
-// register calls' own keyword names.
-func internName(b []byte) string {
-	switch string(b) {
-	case "est_time":
-		return "est_time"
-	case "suite":
-		return "suite"
-	case "labels":
-		return "labels"
-	case "nightly":
-		return "nightly"
-	case "disabled":
-		return "disabled"
-	}
-	return string(b)
-}
-
 // bailout carries a syntax error up the recursive descent; it never leaves
 // the package (see parser.run).
 type bailout struct{ err *SyntaxError }
@@ -644,13 +626,8 @@ func (p *parser) callArgs() (args, kws []rawArg) {
 			}
 			p.i += 2
 			v := p.expression()
-			var name string
-			if t.flags&fNonASCII != 0 {
-				// Keyword names are NFKC-normalized, as callee names are.
-				name = identName(p.src[t.start:t.end], true)
-			} else {
-				name = internName(p.src[t.start:t.end])
-			}
+			// Keyword names are NFKC-normalized, as callee names are.
+			name := identName(p.src[t.start:t.end], t.flags&fNonASCII != 0)
 			kws = append(kws, rawArg{name: name, value: v, line: t.line})
 			sawKw = true
 		default:
