@@ -121,11 +121,6 @@ type quickScan struct {
 	brackets [maxBrackets + 1]bracket // the scanner's stack
 	candBuf  [4]int
 	cands    []int // offsets of the logical lines the scanner must read
-
-	// Scratch space for readCandidates, so that reading a candidate line
-	// allocates nothing up front.
-	lineIndents [1]indent
-	toks        [48]token
 }
 
 // run checks src (already known to be UTF-8 without NUL bytes) and reports
@@ -353,16 +348,13 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 // order, and returns their register calls.
 func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, error) {
 	var calls []Call
-	buf := q.toks[:0]
+	var buf []token
 	line, at := 1, 0
-	s := &q.sc // free once run has accepted the file
 	for _, off := range q.cands {
 		line += bytes.Count(src[at:off], []byte{'\n'})
 		at = off
-		// A fresh scanner at the start of the line, as newScanner makes it.
-		q.lineIndents[0] = indent{}
-		*s = scanner{src: src, pos: off, line: int32(line), lineStart: off, atBOL: true,
-			indents: q.lineIndents[:1], stack: q.brackets[:0]}
+		s := newScanner(src)
+		s.pos, s.line, s.lineStart = off, int32(line), off
 		t := s.next()
 		if s.err != nil {
 			return nil, s.err
