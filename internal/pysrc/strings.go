@@ -1,6 +1,8 @@
 package pysrc
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,12 +11,38 @@ import (
 // invalid one makes the whole file a syntax error, wherever it is); they are
 // decoded later, and only for the literals of register calls.
 
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// zeroBytes flags the zero bytes of x: the lowest flag is exact, and any
+// false flag lies above a true one (a borrow only starts at a zero byte).
+func zeroBytes(x uint64) uint64 { return (x - swarLo) &^ x & swarHi }
+
 // stringStop returns the offset of the first byte at or after i that the
 // string scanner must look at, or len(src): the quote, a backslash, a
 // control character (line breaks among them), '{' or '}' when braces is
-// set, any non-ASCII byte when nonASCII is set. A control character other
-// than a line break is a stop the caller steps over.
+// set, any non-ASCII byte when nonASCII is set. It reads eight bytes at a
+// time, string bodies being a large part of a file; a control character
+// other than a line break is a stop the caller steps over. Measured:
+// reading a byte at a time costs 2% of run --list-only CPU on Miles
+// (2026-12-02); kept, as registry's mentionsRegister explains.
 func stringStop(src []byte, i int, quote byte, braces, nonASCII bool) int {
+	q := swarLo * uint64(quote)
+	for ; i+8 <= len(src); i += 8 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		m := zeroBytes(v^q) | zeroBytes(v^(swarLo*'\\')) | (v-swarLo*0x20)&^v&swarHi
+		if braces {
+			m |= zeroBytes(v^(swarLo*'{')) | zeroBytes(v^(swarLo*'}'))
+		}
+		if nonASCII {
+			m |= v & swarHi
+		}
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
 	for ; i < len(src); i++ {
 		c := src[i]
 		if c == quote || c == '\\' || c < 0x20 || braces && (c == '{' || c == '}') || nonASCII && c >= 0x80 {
