@@ -270,6 +270,24 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 					continue
 				}
 				at := i
+				if i == 0 || src[i-1] != '.' {
+					// Most numbers are small decimal integers: digits (a
+					// single '0') followed by neither a name character nor
+					// '.'; anything else is left to the scanner. Measured:
+					// leaving them all to it costs 2% of run --list-only
+					// CPU on Miles (2026-12-02); kept, as registry's
+					// mentionsRegister explains.
+					j := i + 1
+					if c != '0' {
+						for j < n && isDigit(src[j]) {
+							j++
+						}
+					}
+					if (j == n || !asciiWord[src[j]] && src[j] != '.') && j-i <= maxIntDigits {
+						i, numEnd = j, j
+						continue
+					}
+				}
 				if i > 0 && src[i-1] == '.' {
 					if i > 1 && src[i-2] == '.' {
 						return false // dots group into "..." first
