@@ -110,6 +110,9 @@ func (p *parser) atFor() bool {
 func (p *parser) expression() node {
 	p.enter()
 	defer p.leave()
+	if n, ok := p.simpleAtom(); ok {
+		return n
+	}
 	if p.isKw("lambda") {
 		return p.lambda()
 	}
@@ -125,6 +128,88 @@ func (p *parser) expression() node {
 		return node{class: "IfExp"}
 	}
 	return n
+}
+
+// simpleAtom reads, without descending through every precedence level, the
+// common argument that is one name, number or run of strings followed by
+// ',', ')' or ']': no operator can apply to it, so the full descent would
+// return the same node from atom. Measured: going through the descent
+// instead costs 1.5-2.5% of run --list-only CPU on Miles (2026-12-02);
+// kept, as registry's mentionsRegister explains.
+func (p *parser) simpleAtom() (node, bool) {
+	t := p.cur()
+	j := p.i + 1
+	class := "Constant"
+	switch t.kind {
+	case tName:
+		switch string(p.src[t.start:t.end]) {
+		case "True", "False", "None":
+		default:
+			return node{}, false // names are rare here, keywords need care
+		}
+	case tNumber:
+	case tOp:
+		return p.simpleList()
+	case tString:
+		for k := p.i; k < len(p.toks) && p.toks[k].kind == tString; k++ {
+			if p.toks[k].flags&fFormat != 0 {
+				class = "JoinedStr"
+			}
+			j = k + 1
+		}
+	default:
+		return node{}, false
+	}
+	if j >= len(p.toks) || p.toks[j].kind != tOp || p.toks[j].end-p.toks[j].start != 1 {
+		return node{}, false
+	}
+	switch p.src[p.toks[j].start] {
+	case ',', ')', ']':
+	default:
+		return node{}, false
+	}
+	n := node{class: class, lo: p.i, hi: j}
+	p.i = j
+	return n, true
+}
+
+// simpleList reads, as simpleAtom reads an atom, a list display of simple
+// atoms ("[]", "['a', 'b']") followed by ',', ')' or ']': the labels of
+// nearly every register call. It gives what list gives; anything else
+// leaves the position unchanged.
+func (p *parser) simpleList() (node, bool) {
+	t := p.cur()
+	if t.end-t.start != 1 || p.src[t.start] != '[' {
+		return node{}, false
+	}
+	start := p.i
+	p.i++
+	n := node{class: "List"}
+	for !p.isOp("]") {
+		if t := p.cur(); t.kind == tOp {
+			p.i = start // a nested display, a star, a stray comma
+			return node{}, false
+		}
+		e, ok := p.simpleAtom()
+		if !ok || e.class != "Constant" {
+			p.i = start
+			return node{}, false
+		}
+		n.elems = append(n.elems, e)
+		if p.isOp(",") {
+			p.i++
+		} else if !p.isOp("]") {
+			p.i = start
+			return node{}, false
+		}
+	}
+	if next := p.at(p.i + 1); next.kind != tOp || next.end-next.start != 1 ||
+		p.src[next.start] != ',' && p.src[next.start] != ')' && p.src[next.start] != ']' {
+		p.i = start
+		return node{}, false
+	}
+	p.i++
+	return n, true
 }
 
 func (p *parser) lambda() node {
