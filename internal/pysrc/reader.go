@@ -14,8 +14,8 @@ import (
 // Measured: allocating it per file instead costs 6.5% of run --list-only
 // CPU on Miles, 1-3% once its token array had gone, and brings the
 // collection within a quarter of the allocation that starts a garbage
-// collection cycle, which alone costs 13% (2026-12-02); kept, as
-// mentionsRegister explains.
+// collection cycle, which alone costs 13% (2026-12-02); kept, as the
+// registry package's mentionsRegister explains.
 var quickScans = sync.Pool{New: func() any { return new(quickScan) }}
 
 // ReadCalls tokenizes the whole of src (every tokenizer error anywhere in the
