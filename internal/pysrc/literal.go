@@ -1,7 +1,6 @@
 package pysrc
 
 import (
-	"bytes"
 	"math/big"
 	"strconv"
 	"strings"
@@ -44,17 +43,6 @@ func (p *parser) constant(n node) Constant {
 		return Constant{Type: Ellipsis}
 	}
 	typ := Str
-	if n.hi-n.lo == 1 {
-		// One literal with neither an escape nor a carriage return, as
-		// nearly every suite name is, reads as its text.
-		t := p.toks[n.lo]
-		if t.flags&fBytes != 0 {
-			typ = Bytes
-		}
-		if body := stringBody(p.src[t.start:t.end]); bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, '\r') < 0 {
-			return Constant{Type: typ, Str: string(body)}
-		}
-	}
 	var sb strings.Builder
 	for _, t := range p.toks[n.lo:n.hi] {
 		if t.flags&fBytes != 0 {
@@ -67,12 +55,6 @@ func (p *parser) constant(n node) Constant {
 
 // decodeNumber converts an accepted numeric literal.
 func decodeNumber(text string) Constant {
-	if len(text) <= 18 && (len(text) == 1 || text[0] != '0') {
-		// The common small decimal integer, which int64 holds exactly.
-		if v, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return Constant{Type: Int, Int: big.NewInt(v)}
-		}
-	}
 	text = strings.ReplaceAll(text, "_", "")
 	if last := text[len(text)-1]; last == 'j' || last == 'J' {
 		f, _ := strconv.ParseFloat(text[:len(text)-1], 64)

@@ -1,10 +1,6 @@
 package pysrc
 
-import (
-	"bytes"
-	"encoding/binary"
-	"math/bits"
-)
+import "bytes"
 
 // The quick check. A test file holds its registrations on a few logical
 // lines at column 0, yet every byte of it must be tokenized, because any
@@ -18,7 +14,8 @@ import (
 // outside strings and comments, a bytes literal next to a str literal, a
 // line that starts with a continuation, very deep nesting, an over-long
 // decimal integer) makes run report false, and ReadCalls reads the whole
-// file with the scanner instead, which gives the exact error. Strings and numbers are checked by the scanner's own functions.
+// file with the scanner instead, which gives the exact error. Strings and
+// numbers are checked by the scanner's own functions.
 
 // quickClass sorts the bytes the quick check dispatches on.
 type quickClass uint8
@@ -66,27 +63,16 @@ var quickClasses = func() (t [256]quickClass) {
 	return t
 }()
 
-// plain marks the bytes the quick check skips in bulk: letters, '_',
-// blanks and the operator characters with no role in it, '.' and ':'
-// among them. Digits are not plain (a number must be checked), nor is
-// anything that opens a string or comment, changes the brackets or ends
-// a line.
+// plain marks the bytes the quick check skips without a dispatch:
+// letters, '_', blanks and the operator characters with no role in it,
+// '.' and ':' among them. Digits are not plain (a number must be
+// checked), nor is anything that opens a string or comment, changes the
+// brackets or ends a line.
 var plain = func() (t [256]bool) {
 	for c := 0; c < 256; c++ {
 		switch quickClasses[c] {
 		case qLetter, qSpace, qOp, qDot, qColon:
 			t[c] = true
-		}
-	}
-	return t
-}()
-
-// stopBits is 1 for the bytes that are not plain, to test eight bytes
-// without branches.
-var stopBits = func() (t [256]uint8) {
-	for c, p := range plain {
-		if !p {
-			t[c] = 1
 		}
 	}
 	return t
@@ -98,6 +84,9 @@ var stopBits = func() (t [256]uint8) {
 // that are a dotted name ("{self.name}") and doubled braces. It returns
 // -1 for every other literal, which the scanner then checks; a non-bytes
 // literal may hold any other character, the text being valid UTF-8.
+// Measured: leaving every literal to the scanner costs 3% of run
+// --list-only CPU on Miles and 14% of BenchmarkCollect's CPU per file
+// (2026-12-02); kept, as registry's mentionsRegister explains.
 func quickString(src []byte, q int, format bool) int {
 	quote := src[q]
 	triple := q+2 < len(src) && src[q+1] == quote && src[q+2] == quote
@@ -205,11 +194,6 @@ type quickScan struct {
 	brackets [maxBrackets + 1]bracket // the scanner's stack
 	candBuf  [4]int
 	cands    []int // offsets of the logical lines the scanner must read
-
-	// Scratch space for readCandidates, so that reading a candidate line
-	// allocates nothing up front.
-	lineIndents [1]indent
-	toks        [48]token
 }
 
 // run checks src (already known to be UTF-8 without NUL bytes) and reports
@@ -236,9 +220,6 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	for i < n {
 		// A physical line begins at i, outside brackets.
 		lineStart := i
-		for i+8 <= n && binary.LittleEndian.Uint64(src[i:]) == 0x2020202020202020 {
-			i += 8
-		}
 		for i < n && src[i] == ' ' {
 			i++
 		}
@@ -298,27 +279,14 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 		}
 
 		// The tokens up to the end of the logical line. Plain bytes are
-		// skipped in bulk; the line's last token is found by looking back
-		// from its end, so whether it was ':' needs no tracking.
+		// skipped without a dispatch; the line's last token is found by
+		// looking back from its end, so whether it was ':' needs no
+		// tracking.
 		numEnd := 0     // where the last number ended
 		commentAt := -1 // where the last comment started
 		physStart := lineStart
 	line:
 		for {
-			for i+8 <= n {
-				b := (*[8]byte)(src[i : i+8])
-				m := uint64(stopBits[b[0]]) | uint64(stopBits[b[1]])<<8 |
-					uint64(stopBits[b[2]])<<16 | uint64(stopBits[b[3]])<<24 |
-					uint64(stopBits[b[4]])<<32 | uint64(stopBits[b[5]])<<40 |
-					uint64(stopBits[b[6]])<<48 | uint64(stopBits[b[7]])<<56
-				if m != 0 {
-					// The first stop is exactly where the lowest flag is,
-					// so no byte is looked at twice.
-					i += bits.TrailingZeros64(m) >> 3
-					break
-				}
-				i += 8
-			}
 			for i < n && plain[src[i]] {
 				i++
 			}
@@ -387,7 +355,10 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 				if i == 0 || src[i-1] != '.' {
 					// Most numbers are small decimal integers: digits (a
 					// single '0') followed by neither a name character nor
-					// '.'; anything else is left to the scanner.
+					// '.'; anything else is left to the scanner. Measured:
+					// leaving them all to it costs 2% of run --list-only
+					// CPU on Miles (2026-12-02); kept, as registry's
+					// mentionsRegister explains.
 					j := i + 1
 					if c != '0' {
 						for j < n && isDigit(src[j]) {
@@ -477,22 +448,19 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 // order, and returns their register calls.
 func (q *quickScan) readCandidates(src []byte, names map[string]bool) ([]Call, error) {
 	var calls []Call
-	buf := q.toks[:0]
+	var buf []token
 	line, at := 1, 0
-	s := &q.sc // free once run has accepted the file
 	for _, off := range q.cands {
 		line += bytes.Count(src[at:off], []byte{'\n'})
 		at = off
-		// A fresh scanner at the start of the line, as newScanner makes it.
-		q.lineIndents[0] = indent{}
-		*s = scanner{src: src, pos: off, line: int32(line), lineStart: off, atBOL: true,
-			indents: q.lineIndents[:1], stack: q.brackets[:0]}
+		s := newScanner(src)
+		s.pos, s.line, s.lineStart = off, int32(line), off
 		t := s.next()
 		if s.err != nil {
 			return nil, s.err
 		}
 		var err error
-		if calls, buf, err = s.readLine(t, names, true, calls, buf); err != nil {
+		if calls, buf, err = s.readLine(t, names, calls, buf); err != nil {
 			return nil, err
 		}
 	}

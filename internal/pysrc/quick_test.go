@@ -25,7 +25,7 @@ func FuzzQuickMatchesScanner(f *testing.F) {
 	f.Add(src)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		quick, quickErr := ReadCalls(src, registerNames)
-		slow, slowErr := readCalls(src, registerNames, false)
+		slow, slowErr := readCalls(src, registerNames)
 		if fmt.Sprint(quickErr) != fmt.Sprint(slowErr) || !reflect.DeepEqual(quick, slow) {
 			t.Fatalf("the quick check gives %v %+v, tokenizing gives %v %+v", quickErr, quick, slowErr, slow)
 		}
@@ -35,7 +35,7 @@ func FuzzQuickMatchesScanner(f *testing.F) {
 func TestReadCalls_QuickCheckMatchesScannerOnHandWrittenInputs(t *testing.T) {
 	for _, in := range append(append([]string{}, differentialInputs...), grammarOnlyInputs...) {
 		quick, quickErr := ReadCalls([]byte(in), registerNames)
-		slow, slowErr := readCalls([]byte(in), registerNames, false)
+		slow, slowErr := readCalls([]byte(in), registerNames)
 		assert.Equal(t, fmt.Sprint(slowErr), fmt.Sprint(quickErr), "%q", in)
 		assert.Equal(t, slow, quick, "%q", in)
 	}

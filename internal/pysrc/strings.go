@@ -25,7 +25,9 @@ func zeroBytes(x uint64) uint64 { return (x - swarLo) &^ x & swarHi }
 // control character (line breaks among them), '{' or '}' when braces is
 // set, any non-ASCII byte when nonASCII is set. It reads eight bytes at a
 // time, string bodies being a large part of a file; a control character
-// other than a line break is a stop the caller steps over.
+// other than a line break is a stop the caller steps over. Measured:
+// reading a byte at a time costs 2% of run --list-only CPU on Miles
+// (2026-12-02); kept, as registry's mentionsRegister explains.
 func stringStop(src []byte, i int, quote byte, braces, nonASCII bool) int {
 	q := swarLo * uint64(quote)
 	for ; i+8 <= len(src); i += 8 {

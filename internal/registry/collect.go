@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -57,7 +56,6 @@ func CollectFiles(root string, files []string, notRegular map[string]bool, cfg *
 
 // collectListed reads and checks the listed files of one collection.
 func collectListed(root string, files []string, kinds map[string]entryKind, cfg *config.Config) (*Registry, error) {
-	root = filepath.Clean(root)
 	names := make(map[string]bool, len(cfg.RegisterFuncs))
 	for _, f := range cfg.RegisterFuncs {
 		names[f.Name] = true
@@ -124,7 +122,7 @@ func collectListed(root string, files []string, kinds map[string]entryKind, cfg 
 // collectFile reads one test file into buf (grown as needed and returned
 // for reuse) and applies every rule to it.
 func collectFile(root, file string, cfg *config.Config, names map[string]bool, buf []byte) ([]byte, []Registration, *FileError) {
-	src, err := readFile(joinRoot(root, file), buf)
+	src, err := readFile(filepath.Join(root, filepath.FromSlash(file)), buf)
 	if src != nil {
 		buf = src[:0]
 	}
@@ -133,24 +131,6 @@ func collectFile(root, file string, cfg *config.Config, names map[string]bool, b
 	}
 	regs, ferr := FileRegistrations(file, src, cfg, names)
 	return buf, regs, ferr
-}
-
-// joinRoot returns the file system path of the discovered file below
-// root. Discovered paths are clean, so unless one holds a "." or ".."
-// element (a root such as "." or "../x") root and file are simply joined
-// with a separator, which is what filepath.Join returns at a tenth of the
-// cost; root is clean once Collect has cleaned it.
-func joinRoot(root, file string) string {
-	if filepath.Separator != '/' || strings.Contains(file, "./") || strings.HasPrefix(file, "/") {
-		return filepath.Join(root, filepath.FromSlash(file))
-	}
-	if root == "" {
-		return file
-	}
-	if root[len(root)-1] == '/' {
-		return root + file
-	}
-	return root + "/" + file
 }
 
 // readCalls is the Python source reader; tests replace it to exercise the

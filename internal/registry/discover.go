@@ -71,9 +71,8 @@ const (
 // is not a file to read (nil when there is none, as in any ordinary tree).
 func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, error) {
 	w := &walker{
-		fsRoot:      root,
-		pattern:     cfg.Pattern,
-		basePattern: basePattern(cfg.Pattern),
+		fsRoot:  root,
+		pattern: cfg.Pattern,
 	}
 	seen := map[string]bool{}
 	for _, r := range cfg.Roots {
@@ -115,10 +114,8 @@ func discover(root string, cfg *config.Config) ([]string, map[string]entryKind, 
 // wake-ups than it gained, and made no difference beyond the noise on a
 // generated tree of 2,000.
 type walker struct {
-	fsRoot      string
-	pattern     string
-	basePattern string // see basePattern; "" to match the whole path
-	buf         []byte // scratch space for listDir
+	fsRoot  string
+	pattern string
 
 	files []string
 	kinds map[string]entryKind // entries that are not files to read
@@ -152,20 +149,27 @@ func (w *walker) fail(rel, format string, args ...any) {
 // dir reads one directory. rel is its repository-relative path and below
 // its path below the discovery root ("" for the root itself), which is what
 // the pattern is matched against.
+//
+// Listing with getdents64 into a reused buffer, instead of os.File.ReadDir,
+// measured worth about 2% of run --list-only's CPU on Miles, under the 10%
+// a fast path must buy here (2026-12-02).
 func (w *walker) dir(rel, below string) {
-	if w.buf == nil {
-		w.buf = make([]byte, 8<<10)
+	entries, err := ReadDirUnsorted(w.abs(rel))
+	if err != nil {
+		w.fail(rel, "cannot read directory: %s", Reason(err))
+		return
 	}
-	var subdirs []string // read after the listing, which shares w.buf
-	err := listDir(w.abs(rel), w.buf, func(name string, t fs.FileMode) error {
+	var subdirs []string
+	for _, e := range entries {
+		name := e.Name()
 		if strings.HasPrefix(name, ".") {
-			return nil
+			continue
 		}
 		childBelow := name
 		if below != "" {
 			childBelow = below + "/" + name
 		}
-		switch {
+		switch t := e.Type(); {
 		case t.IsDir():
 			if w.match(childBelow) {
 				w.other(rel+"/"+name, entryDir)
@@ -189,11 +193,6 @@ func (w *walker) dir(rel, below string) {
 				w.other(rel+"/"+name, entrySpecial)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		w.fail(rel, "cannot read directory: %s", Reason(err))
-		return
 	}
 	for _, name := range subdirs {
 		childBelow := name
@@ -214,25 +213,8 @@ func (w *walker) other(rel string, k entryKind) {
 }
 
 func (w *walker) match(below string) bool {
-	if w.basePattern != "" {
-		// "**/P" with no separator in P matches exactly the paths whose
-		// last element matches P; matching the name alone is cheaper.
-		name := below[strings.LastIndexByte(below, '/')+1:]
-		ok, _ := doublestar.Match(w.basePattern, name)
-		return ok
-	}
 	ok, _ := doublestar.Match(w.pattern, below)
 	return ok
-}
-
-// basePattern returns P when pattern is "**/P" and P holds no separator
-// and no "**", else "".
-func basePattern(pattern string) string {
-	p, ok := strings.CutPrefix(pattern, "**/")
-	if !ok || strings.Contains(p, "/") || strings.Contains(p, "**") || strings.Contains(p, "{") {
-		return ""
-	}
-	return p
 }
 
 // symlinkKind says what a matching symbolic link points at: a file to read

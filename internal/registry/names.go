@@ -8,13 +8,7 @@ import (
 // controlChar returns the first control character of name (C0, DEL or C1,
 // Unicode's category Cc) and whether it has one.
 func controlChar(name string) (rune, bool) {
-	// Every path is checked, so first look for the bytes a control
-	// character can begin with (C1 characters are encoded 0xC2 0x80-0x9F).
-	i := 0
-	for i < len(name) && name[i] >= 0x20 && name[i] != 0x7f && name[i] != 0xc2 {
-		i++
-	}
-	for _, r := range name[i:] {
+	for _, r := range name {
 		if r < 0x20 || r >= 0x7f && r < 0xa0 {
 			return r, true
 		}

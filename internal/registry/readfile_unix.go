@@ -18,6 +18,12 @@ import (
 // examined with fstat only when that read fails or fills the buffer: a
 // directory fails the read, anything else that is not a regular file and
 // every file too big to have read short fills it.
+//
+// Measured on Miles (2026-12-02): reading with os.Open and File.Stat
+// instead costs 35-40% of run --list-only CPU (70% with io.ReadAll), and
+// keeping the system calls but always calling fstat and allocating each
+// file's buffer costs 25-33%. Each variant allocates enough for a garbage
+// collection cycle to start, which alone costs about 13%.
 func readFile(name string, buf []byte) ([]byte, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
