@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/suite"
 )
 
 // Exit statuses (SPEC §7).
@@ -16,6 +18,10 @@ const (
 	// prints no file, and the status keeps `files=$(...) && pytest $files`
 	// from running pytest with no argument, which would run every test.
 	exitEmptyShard = 3
+	// exitPlanMismatch is `run --expect-plan` of a stage plan that is not
+	// the one the policy job planned the shard matrix on: a shard it left
+	// out may hold a test now, so the job fails instead of passing.
+	exitPlanMismatch = 4
 )
 
 // UsageError is a bad or conflicting flag: exit 2. Hint, when set, is
@@ -80,6 +86,10 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 	var hinted interface{ HintLine() string }
 	if errors.As(err, &hinted) && hinted.HintLine() != "" {
 		fmt.Fprintf(stderr, "hint: %s\n", oneLine(hinted.HintLine()))
+	}
+	var mismatch *suite.PlanMismatchError
+	if errors.As(err, &mismatch) {
+		return exitPlanMismatch
 	}
 	return exitFailure
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/radixark/miles-ci/internal/prune"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/timings"
 	"github.com/radixark/miles-ci/internal/view"
 )
 
@@ -29,6 +31,7 @@ const (
 	envCadenceOverride = "CADENCE_OVERRIDE"
 	envChangedFiles    = "CHANGED_FILES_PATH"
 	envGitHubOutput    = "GITHUB_OUTPUT"
+	envStepSummary     = "GITHUB_STEP_SUMMARY"
 )
 
 // msgNoDiff is printed on stdout when a pull request's diff cannot be used.
@@ -47,6 +50,10 @@ type PolicyOptions struct {
 
 	JSON    bool
 	Explain bool
+	// ShardMatrix adds the shard_matrix output; Timings is the timings
+	// file its pull-request form splits the stages on ("" for est_time).
+	ShardMatrix bool
+	Timings     string
 
 	// Config loads the configuration and Collect collects the registry
 	// under it (only a pull request with a usable diff reads it); ReadFile
@@ -92,6 +99,9 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 			if opts.JSON && opts.Explain {
 				return usageErrorf("--json and --explain cannot be used together")
 			}
+			if opts.Timings != "" && !opts.ShardMatrix {
+				return usageErrorf("--timings needs --shard-matrix")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -106,6 +116,8 @@ Inputs come from the environment; each flag, when given, wins over its variable:
 	// An empty value is an empty variable's: no usable diff, no empty-path error.
 	flagkind.EmptyOK(flagkind.String(fl, &flags.changed, "changed-files", "", "`FILE` holding git diff --name-status -z -M output (default $CHANGED_FILES_PATH)", flagkind.Path))
 	flagkind.EmptyOK(flagkind.String(fl, &flags.output, "github-output", "", "step output `FILE` to append to (default $GITHUB_OUTPUT)", flagkind.Output))
+	fl.BoolVar(&opts.ShardMatrix, "shard-matrix", false, "also write shard_matrix: each GPU stage's GitHub Actions matrix, only the shards that hold a test on a pull request")
+	addTimingsFlag(fl, &opts.Timings, "with --shard-matrix: split the stages on the measured seconds in the timings file `PATH`, as run --timings does")
 	fl.BoolVar(&opts.Explain, "explain", false, "also say why each PR GPU stage runs or is skipped and why each label is included")
 	fl.BoolVar(&opts.JSON, "json", false, "print the whole resolution as JSON instead of the text lines")
 	return cmd
@@ -184,8 +196,9 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	if event == policy.EventPullRequest {
 		diff = readDiff(opts.ReadFile, getInput(f, opts.ChangedFiles, envChangedFiles))
 	}
+	pullRequest := event == policy.EventPullRequest
 	var regs []registry.Registration
-	if prune.NeedsRegistry(event, diff) {
+	if prune.NeedsRegistry(event, diff) || (opts.ShardMatrix && pullRequest) {
 		reg, err := opts.Collect(cfg)
 		if err != nil {
 			return policyError(f.ErrOut, err)
@@ -204,6 +217,13 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		{Name: "bypass_fastfail", Value: bypass},
 		{Name: "skipped_stages", Value: skipped},
 	}
+	var matrices []suite.StageMatrix
+	if opts.ShardMatrix {
+		if matrices, err = shardMatrices(cfg, wf, pullRequest, regs, opts.Timings); err != nil {
+			return policyError(f.ErrOut, err)
+		}
+		outputs = append(outputs, ghactions.OutputPair{Name: "shard_matrix", Value: view.ShardMatrixJSON(matrices)})
+	}
 	lines, err := ghactions.StepOutputs(githubOutput, githubOutputSet, outputs)
 	if err != nil {
 		return policyError(f.ErrOut, err)
@@ -213,7 +233,12 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 		fmt.Fprintf(f.ErrOut, "warning: %s\n", w.Msg)
 	}
 	pv := &view.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: d.Pruning,
-		PullRequest: event == policy.EventPullRequest, Paths: d.Paths, DiffEnv: envChangedFiles}
+		PullRequest: pullRequest, Paths: d.Paths, DiffEnv: envChangedFiles, ShardMatrix: matrices}
+	if path := getInput(f, nil, envStepSummary); matrices != nil && path != "" {
+		if err := ghactions.AppendStepSummary(path, view.ShardMatrixMarkdown(matrices)); err != nil {
+			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
+		}
+	}
 	if opts.JSON {
 		return pv.WriteJSON(f.Out)
 	}
@@ -263,4 +288,28 @@ func readDiff(read func(string) ([]byte, error), path string) prune.Diff {
 		return prune.Diff{Unusable: fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
 	return prune.DiffOf(data)
+}
+
+// shardMatrices is the shard_matrix output: on a pull request, each GPU
+// stage's shards that hold a test under the run's policy, selected as
+// `run` selects them; on any other event, whose test jobs may check out
+// another ref than this job's, every roster shard.
+func shardMatrices(cfg *config.Config, wf policy.Workflow, pullRequest bool, regs []registry.Registration, timingsPath string) ([]suite.StageMatrix, error) {
+	var t *suite.Timings
+	if timingsPath != "" {
+		measured, err := timings.Read(timingsPath)
+		if err != nil {
+			return nil, err
+		}
+		t = &suite.Timings{Path: timingsPath, Seconds: measured}
+	}
+	if !pullRequest {
+		return suite.Matrices(cfg, nil, policy.Policy{}, t, false)
+	}
+	// The test jobs get --cadence and --labels from this job's outputs.
+	pol, _, err := policy.ForRun(cfg, wf.Cadence, wf.RawLabels, false)
+	if err != nil {
+		return nil, err
+	}
+	return suite.Matrices(cfg, regs, pol, t, true)
 }

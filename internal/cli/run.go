@@ -80,6 +80,8 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
+	// An empty digest checks nothing: a matrix of every shard carries none.
+	flagkind.EmptyOK(flagkind.String(fs, &opts.ExpectPlan, "expect-plan", "", "stop with exit status 4 unless the stage plan is `DIGEST`, the plan policy --shard-matrix gave this shard (\"\" checks nothing)", flagkind.Text))
 	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)", flagkind.Path, "json")
 	return cmd
 }
@@ -111,6 +113,9 @@ func (o *RunOptions) validate() error {
 	if o.JSON && !o.ListOnly {
 		return usageErrorf("--json needs --list-only")
 	}
+	if o.ExpectPlan != "" && !o.PartitionSet {
+		return usageErrorf("--expect-plan checks the plan of a shard: give --auto-partition-id and --auto-partition-size too")
+	}
 	return nil
 }
 
@@ -133,6 +138,9 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	p, err := opts.selectSuite(f, in, opts.RerunFailed, showPolicy)
 	if err != nil {
+		return err
+	}
+	if err := p.CheckDigest(opts.ExpectPlan); err != nil {
 		return err
 	}
 	if opts.JSON {

@@ -28,6 +28,7 @@ func (o *RunOptions) validateFile() error {
 		{o.partitionSizeSet, "--auto-partition-size"},
 		{o.Timings != "", "--timings"},
 		{o.RerunFailed != "", "--rerun-failed"},
+		{o.ExpectPlan != "", "--expect-plan"},
 		{o.JSON, "--json"},
 	} {
 		if c.given {

@@ -21,6 +21,9 @@ type RunOptions struct {
 	RerunFailed string
 	// File is --file: run only this registered file ("" for a suite run).
 	File string
+	// ExpectPlan is the digest of the stage plan the policy job planned
+	// this shard on ("" checks nothing).
+	ExpectPlan string
 
 	// Execution. The limits and the report files are bound from their
 	// flags straight into the structs the run takes.

@@ -79,6 +79,11 @@ type Plan struct {
 	// Tests are what this job runs: shard ID's tests (or the whole suite's
 	// enabled ones), less what a rerun leaves out.
 	Tests []registry.Registration
+	// Digest is the plan of the whole split (see Pruned and CheckDigest),
+	// "" for a whole suite.
+	Digest string
+	// whole holds every shard of the split, also when Shards holds one.
+	whole []shard.Shard
 	// Basis is set when the shards were balanced on measured timings;
 	// est_time and timeouts stay the declared ones either way.
 	Basis *Basis
@@ -185,6 +190,7 @@ func (p *Plan) split(in Inputs) error {
 	if err != nil {
 		return err
 	}
+	p.whole, p.Digest = p.Shards, digest(p.Shards)
 	if in.ID >= p.Size {
 		return &IDError{ID: in.ID, Size: p.Size}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/prune"
+	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
@@ -26,6 +27,8 @@ type PolicyView struct {
 	PullRequest bool
 	Paths       []prune.PathClass
 	DiffEnv     string
+	// ShardMatrix is the shard matrix of every GPU stage, when asked for.
+	ShardMatrix []suite.StageMatrix
 }
 
 // WriteExplanation writes why each PR GPU stage runs or is skipped, why
@@ -48,6 +51,9 @@ func (v *PolicyView) WriteExplanation(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, "\nChanged paths (%d):\n%s", len(v.Paths), describePaths(v.Paths, "  "))
 	}
+	if v.ShardMatrix != nil {
+		fmt.Fprintf(&b, "\nShard matrix:\n%s", shardMatrixText(v.ShardMatrix))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -66,6 +72,7 @@ func (v *PolicyView) WriteJSON(w io.Writer) error {
 		Pruning       string               `json:"pruning"`
 		Stages        []prune.Stage        `json:"stages"`
 		Labels        []policy.LabelReason `json:"labels"`
+		ShardMatrix   json.RawMessage      `json:"shard_matrix,omitempty"`
 	}{
 		Cadence:       wf.Cadence,
 		RawLabels:     wf.RawLabels,
@@ -77,6 +84,9 @@ func (v *PolicyView) WriteJSON(w io.Writer) error {
 		Pruning:       v.Pruning,
 		Stages:        v.Selection.Stages,
 		Labels:        policy.ExplainLabels(v.Config, wf.Cadence, wf.RawLabels),
+	}
+	if v.ShardMatrix != nil {
+		doc.ShardMatrix = json.RawMessage(ShardMatrixJSON(v.ShardMatrix))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -1,0 +1,130 @@
+package suite
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/timings"
+)
+
+func TestFull_EveryRosterShardWithoutAPlan(t *testing.T) {
+	assert.Equal(t, Matrix{Include: []Entry{{0, 3, ""}, {1, 3, ""}, {2, 3, ""}}}, Full(3))
+	assert.Equal(t, Matrix{Include: []Entry{{0, 1, ""}}}, Full(0), "a suite without shards is one job")
+}
+
+func TestPruned_ListsOnlyTheShardsThatHoldATest(t *testing.T) {
+	// megatron selects a (300 s) and c (100 s) of the two-shard stage;
+	// at 3 shards one shard is empty.
+	p, err := Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100",
+		Policy: resolve(t, policy.Regular, false, "run-ci-megatron"), Shards: 3, ID: AllShards})
+	require.NoError(t, err)
+	m := Pruned(p)
+	require.Len(t, m.Include, 2)
+	for _, e := range m.Include {
+		assert.Equal(t, 3, e.PartitionSize)
+		assert.Equal(t, p.Digest, e.Plan)
+		assert.NotEmpty(t, p.Shards[e.PartitionID].Tests, "shard %d is listed", e.PartitionID)
+	}
+	assert.Equal(t, []int{0, 1}, []int{m.Include[0].PartitionID, m.Include[1].PartitionID})
+}
+
+func TestPruned_AStageWithNothingToRunKeepsShardZero(t *testing.T) {
+	p, err := Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100",
+		Policy: resolve(t, policy.Regular, false), Shards: SuiteShards, ID: AllShards})
+	require.NoError(t, err)
+	assert.Equal(t, Matrix{Include: []Entry{{0, 2, p.Digest}}}, Pruned(p), "GitHub refuses an empty matrix")
+}
+
+func TestMatrices_KeyEveryInRepositoryGPUStage(t *testing.T) {
+	cfg := config.Default()
+	pol := resolve(t, policy.Regular, false, "run-ci-megatron")
+	full, err := Matrices(cfg, regs(), pol, nil, false)
+	require.NoError(t, err)
+	pruned, err := Matrices(cfg, regs(), pol, nil, true)
+	require.NoError(t, err)
+	require.Len(t, full, len(cfg.PRGPUStages()))
+	require.Len(t, pruned, len(cfg.PRGPUStages()))
+	for i, name := range cfg.PRGPUStages() {
+		s, _ := cfg.Suite(name)
+		assert.Equal(t, StageMatrix{Suite: s, Matrix: Full(s.Shards)}, full[i], name)
+		assert.Equal(t, name, pruned[i].Suite.Name)
+		assert.NotEmpty(t, pruned[i].Matrix.Include, name)
+		assert.NotNil(t, pruned[i].Plan, name)
+		assert.NotEqual(t, config.CPU, s.Backend, "CPU stages have no GPU runner to save")
+	}
+}
+
+// TestPruned_TheListedShardsHoldEveryTest: for every label and cadence,
+// the tests of the listed shards are the tests of all the roster's shards.
+func TestPruned_TheListedShardsHoldEveryTest(t *testing.T) {
+	cfg := config.Default()
+	rs := regs()
+	for _, cadence := range []string{policy.Regular, policy.Nightly, policy.Weekly} {
+		for _, labels := range [][]string{nil, {"run-ci-megatron"}, {"run-ci-fsdp"}, {"run-ci-all"}} {
+			pol := resolve(t, cadence, false, labels...)
+			m, err := Matrices(cfg, rs, pol, nil, true)
+			require.NoError(t, err)
+			for _, sm := range m {
+				stage := sm.Suite.Name
+				p, err := Select(cfg, rs, Inputs{Suite: stage, Policy: pol, Shards: SuiteShards, ID: AllShards})
+				require.NoError(t, err)
+				var listed []string
+				for _, e := range sm.Matrix.Include {
+					q, err := Select(cfg, rs, Inputs{Suite: stage, Policy: pol, Shards: e.PartitionSize, ID: e.PartitionID})
+					require.NoError(t, err)
+					require.NoError(t, q.CheckDigest(e.Plan), "the job's own plan checks")
+					listed = append(listed, files(q.Tests)...)
+				}
+				assert.ElementsMatch(t, files(p.Enabled), listed, "%s %s %v", stage, cadence, labels)
+			}
+		}
+	}
+}
+
+func TestCheckDigest_NamesTheShardsThatMoved(t *testing.T) {
+	pol := resolve(t, policy.Regular, false, "run-ci-megatron")
+	before, err := Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 2, ID: 1})
+	require.NoError(t, err)
+	assert.NoError(t, before.CheckDigest(before.Digest))
+	assert.NoError(t, before.CheckDigest(""), "an empty digest checks nothing")
+
+	// A test added to the stage moves c to the other shard.
+	added := append(regs(), registry.Registration{File: "tests/e2e/test_new.py", Backend: config.CUDA,
+		Suite: "stage-c-8-gpu-h100", EstTime: 250, Labels: []string{"megatron"}})
+	after, err := Select(config.Default(), added, Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 2, ID: 1})
+	require.NoError(t, err)
+	err = after.CheckDigest(before.Digest)
+	var mm *PlanMismatchError
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), "shard 1 now holds tests/e2e/test_new.py")
+	assert.NotContains(t, err.Error(), "shard 0 now holds", "shard 0 still holds what it held")
+
+	// Timings that keep every file on its shard keep the plan; timings
+	// that move one make another plan.
+	timed, err := Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 2, ID: 0,
+		Timings: &Timings{Path: "t.json", Seconds: timings.Timings{"tests/e2e/test_a.py": 400}}})
+	require.NoError(t, err)
+	assert.NoError(t, timed.CheckDigest(before.Digest), "the same files on the same shards are the same plan")
+	timed, err = Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 2, ID: 0,
+		Timings: &Timings{Path: "t.json", Seconds: timings.Timings{"tests/e2e/test_a.py": 1}}})
+	require.NoError(t, err)
+	err = timed.CheckDigest(before.Digest)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), "shard 0 now holds tests/e2e/test_c.py; shard 1 now holds tests/e2e/test_a.py")
+
+	three, err := Select(config.Default(), regs(), Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 3, ID: 0})
+	require.NoError(t, err)
+	err = three.CheckDigest(before.Digest)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), "it planned 2 shards")
+
+	err = before.CheckDigest("garbage")
+	require.ErrorAs(t, err, &mm)
+	assert.True(t, strings.HasPrefix(err.Error(), "the plan of stage-c-8-gpu-h100 is not the one the policy job planned"))
+}

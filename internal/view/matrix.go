@@ -1,0 +1,144 @@
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
+)
+
+// ShardMatrixJSON is the shard_matrix output: one compact JSON object, each
+// stage's matrix under its name, keys sorted.
+func ShardMatrixJSON(stages []suite.StageMatrix) string {
+	m := make(map[string]suite.Matrix, len(stages))
+	for _, s := range stages {
+		m[s.Suite.Name] = s.Matrix
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		// A map of plain structs always encodes.
+		panic(err)
+	}
+	return string(data)
+}
+
+// stageBooking is what one stage's matrix books, for the explanation and
+// the step summary.
+type stageBooking struct {
+	name, runsOn    string
+	booked, roster  int
+	longest         float64 // the longest listed shard's est_time, seconds
+	tests           int
+	gpus            int // per runner, 0 when the runner labels do not say
+	longestKnown    bool
+	emptyNotStarted int
+	planned         bool
+}
+
+// gpuCount reads the GPUs of a runner from its labels (`8gpu`) or, failing
+// that, from the stage name (`stage-c-8-gpu-h100`).
+var gpuLabel = regexp.MustCompile(`^(\d+)-?gpus?$`)
+var gpuName = regexp.MustCompile(`-(\d+)-gpu-`)
+
+func gpuCount(name string, runsOn []string) int {
+	for _, l := range runsOn {
+		if m := gpuLabel.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return n
+		}
+	}
+	if m := gpuName.FindStringSubmatch(name); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+func bookings(stages []suite.StageMatrix) []stageBooking {
+	out := make([]stageBooking, len(stages))
+	for i, s := range stages {
+		b := stageBooking{name: s.Suite.Name, runsOn: strings.Join(s.Suite.RunsOn, ","),
+			booked: len(s.Matrix.Include), roster: max(s.Suite.Shards, 1),
+			gpus: gpuCount(s.Suite.Name, s.Suite.RunsOn), planned: s.Plan != nil}
+		if p := s.Plan; p != nil {
+			b.longestKnown = true
+			for _, e := range s.Matrix.Include {
+				sh := p.Shards[e.PartitionID]
+				b.tests += len(sh.Tests)
+				b.longest = max(b.longest, shardSeconds(p, sh.TimedTotal, sh.EstTotal))
+			}
+			b.emptyNotStarted = b.roster - b.booked
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// shardSeconds is what a shard was balanced on: measured where the plan
+// had timings, else est_time.
+func shardSeconds(p *suite.Plan, timed, est float64) float64 {
+	if p.Basis != nil {
+		return timed
+	}
+	return est
+}
+
+func minutes(b stageBooking) string {
+	if !b.longestKnown {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", b.longest/60)
+}
+
+func testsCell(b stageBooking) string {
+	if !b.planned {
+		return "-"
+	}
+	return strconv.Itoa(b.tests)
+}
+
+// bookedLine is the one-line total of what the matrices book.
+func bookedLine(bs []stageBooking) string {
+	var booked, roster, empty, slots int
+	for _, b := range bs {
+		booked += b.booked
+		roster += b.roster
+		empty += b.emptyNotStarted
+		slots += b.emptyNotStarted * b.gpus
+	}
+	return fmt.Sprintf("GPU runners booked: %d of %d (%s not started, %s)", booked, roster,
+		textfmt.CountNoun(empty, "empty shard"), textfmt.CountNoun(slots, "GPU slot"))
+}
+
+// ShardMatrixMarkdown is the step-summary table of what the matrices book.
+func ShardMatrixMarkdown(stages []suite.StageMatrix) string {
+	bs := bookings(stages)
+	var b strings.Builder
+	b.WriteString("### GPU shards booked\n\n")
+	b.WriteString("| Stage | Runner labels | Shards booked / roster | Longest shard (est. min) | Tests |\n")
+	b.WriteString("|---|---|---:|---:|---:|\n")
+	for _, s := range bs {
+		fmt.Fprintf(&b, "| `%s` | %s | %d / %d | %s | %s |\n", s.name, s.runsOn, s.booked, s.roster, minutes(s), testsCell(s))
+	}
+	fmt.Fprintf(&b, "\n%s\n", bookedLine(bs))
+	return b.String()
+}
+
+// shardMatrixText is the explanation's account of the same.
+func shardMatrixText(stages []suite.StageMatrix) string {
+	bs := bookings(stages)
+	rows := make([]textfmt.Row, len(bs))
+	for i, s := range bs {
+		ids := make([]string, len(stages[i].Matrix.Include))
+		for j, e := range stages[i].Matrix.Include {
+			ids[j] = strconv.Itoa(e.PartitionID)
+		}
+		rows[i] = textfmt.Row{Name: s.name, Text: fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s tests, on %s",
+			s.booked, s.roster, strings.Join(ids, ", "), minutes(s), testsCell(s), s.runsOn)}
+	}
+	return textfmt.Columns(rows, "  ") + "  " + bookedLine(bs) + "\n"
+}
