@@ -62,6 +62,10 @@ type Suite struct {
 	Backend Backend
 	RunsOn  []string
 	Shards  int
+	// TargetMinutes, when positive, lets a pull request book fewer shards
+	// than Shards: the fewest whose longest shard takes at most this long
+	// (see suite.Matrices).
+	TargetMinutes float64
 	// Needs lists the job ids a stage job must depend on (its `needs:`),
 	// checked by `miles-ci lint`; empty when the roster says nothing.
 	Needs []string

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -651,7 +652,7 @@ func (p *parser) suites(n *yaml.Node, c *Config) error {
 }
 
 func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
-	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "external", "workflow", "needs")
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "external", "workflow", "needs")
 	if err != nil {
 		return Suite{}, err
 	}
@@ -679,6 +680,13 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		if s.Shards > MaxShards {
 			return s, p.errf(v, "suite %q has shards %q; expected at most %d", s.Name, v.Value, MaxShards)
 		}
+	}
+	if v := f["target_minutes"]; v != nil {
+		m, err := strconv.ParseFloat(v.Value, 64)
+		if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") || err != nil || !(m > 0) || math.IsInf(m, 0) {
+			return s, p.errf(v, "suite %q has target_minutes %q; expected a positive number of minutes", s.Name, v.Value)
+		}
+		s.TargetMinutes = m
 	}
 	if v := f["external"]; v != nil {
 		if err := v.Decode(&s.External); err != nil {

@@ -68,10 +68,11 @@ type StageMatrix struct {
 }
 
 // Matrices returns the matrix of every in-repository GPU stage of the
-// roster, in roster order of their names. pruned asks for the
-// pull-request form: each stage's tests are selected under pol, as `run`
-// selects them, and split as the roster says (on t when it is set);
-// otherwise every stage gets every roster shard.
+// roster, in order of their names. pruned asks for the pull-request form:
+// each stage's tests are selected under pol, as `run` selects them, and
+// split as the roster says (on t when it is set; into fewer shards for a
+// suite with a target_minutes, see sized); otherwise every stage gets every
+// roster shard.
 func Matrices(cfg *config.Config, regs []registry.Registration, pol policy.Policy, t *Timings, pruned bool) ([]StageMatrix, error) {
 	var out []StageMatrix
 	for _, name := range cfg.PRGPUStages() {
@@ -80,13 +81,50 @@ func Matrices(cfg *config.Config, regs []registry.Registration, pol policy.Polic
 			out = append(out, StageMatrix{Suite: s, Matrix: Full(s.Shards)})
 			continue
 		}
-		p, err := Select(cfg, regs, Inputs{Suite: name, Policy: pol, Shards: SuiteShards, ID: AllShards, Timings: t})
+		p, err := sized(cfg, regs, s, pol, t)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, StageMatrix{Suite: s, Matrix: Pruned(p), Plan: p})
 	}
 	return out, nil
+}
+
+// sized is the plan of every shard of s under pol. A suite with a
+// target_minutes splits into the fewest shards, at most its roster count,
+// whose longest shard (on the measured seconds where t has them, else
+// est_time) takes at most that long; fewer runners then work longer.
+func sized(cfg *config.Config, regs []registry.Registration, s config.Suite, pol policy.Policy, t *Timings) (*Plan, error) {
+	in := Inputs{Suite: s.Name, Policy: pol, Shards: SuiteShards, ID: AllShards, Timings: t}
+	if s.TargetMinutes <= 0 {
+		return Select(cfg, regs, in)
+	}
+	var p *Plan
+	for n := 1; n <= max(s.Shards, 1); n++ {
+		in.Shards = n
+		var err error
+		if p, err = Select(cfg, regs, in); err != nil {
+			return nil, err
+		}
+		if Longest(p) <= s.TargetMinutes*60 {
+			break
+		}
+	}
+	return p, nil
+}
+
+// Longest is the seconds of p's longest shard: measured where p was split
+// on timings, else est_time.
+func Longest(p *Plan) float64 {
+	longest := 0.0
+	for _, sh := range p.Shards {
+		if p.Basis != nil {
+			longest = max(longest, sh.TimedTotal)
+		} else {
+			longest = max(longest, sh.EstTotal)
+		}
+	}
+	return longest
 }
 
 // digestVersion starts every digest, so that a later change of what a

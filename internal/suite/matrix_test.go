@@ -128,3 +128,50 @@ func TestCheckDigest_NamesTheShardsThatMoved(t *testing.T) {
 	require.ErrorAs(t, err, &mm)
 	assert.True(t, strings.HasPrefix(err.Error(), "the plan of stage-c-8-gpu-h100 is not the one the policy job planned"))
 }
+
+func TestMatrices_TargetMinutesBooksTheFewestShardsThatFit(t *testing.T) {
+	cfg := config.Default()
+	for i := range cfg.Suites {
+		if cfg.Suites[i].Name == "stage-c-8-gpu-h100" {
+			cfg.Suites[i].Shards = 4
+			cfg.Suites[i].TargetMinutes = 6 // 360 s
+		}
+	}
+	// megatron: a 300 s and c 100 s; both fit one 400 s shard, not 360 s.
+	pol := resolve(t, policy.Regular, false, "run-ci-megatron")
+	stages, err := Matrices(cfg, regs(), pol, nil, true)
+	require.NoError(t, err)
+	var got StageMatrix
+	for _, s := range stages {
+		if s.Suite.Name == "stage-c-8-gpu-h100" {
+			got = s
+		}
+	}
+	require.NotNil(t, got.Plan)
+	assert.Equal(t, 2, got.Plan.Size, "one shard of 400 s is over 6 minutes; two fit")
+	assert.Equal(t, []Entry{{0, 2, got.Plan.Digest}, {1, 2, got.Plan.Digest}}, got.Matrix.Include)
+	assert.Equal(t, 300.0, Longest(got.Plan))
+
+	// Nothing fits: the roster's count.
+	for i := range cfg.Suites {
+		if cfg.Suites[i].Name == "stage-c-8-gpu-h100" {
+			cfg.Suites[i].TargetMinutes = 1
+		}
+	}
+	stages, err = Matrices(cfg, regs(), pol, nil, true)
+	require.NoError(t, err)
+	for _, s := range stages {
+		if s.Suite.Name == "stage-c-8-gpu-h100" {
+			assert.Equal(t, 4, s.Plan.Size)
+			assert.Len(t, s.Matrix.Include, 2, "two tests need two of the four shards")
+		}
+	}
+	// The schedule form is unchanged by target_minutes.
+	full, err := Matrices(cfg, regs(), pol, nil, false)
+	require.NoError(t, err)
+	for _, s := range full {
+		if s.Suite.Name == "stage-c-8-gpu-h100" {
+			assert.Equal(t, Full(4), s.Matrix)
+		}
+	}
+}
