@@ -162,6 +162,15 @@ KNOWN_LABELS: dict[str, str] = {
 	assert.False(t, c.IsKnownLabel("core"))
 }
 
+func TestLoad_LabelsFileLabelWithAControlCharacterIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\n    \"a\\nb\": \"x\",\n}\n")
+	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	_, err := Load(dir, "")
+	require.Error(t, err)
+	assert.Equal(t, `tests/ci/labels.py:2: KNOWN_LABELS label "a\nb" holds the control character U+000A`, err.Error())
+}
+
 func TestLoad_LabelsFileMissingIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
@@ -331,6 +340,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - core: again", 1)
 		},
 			`ci.yaml:8: label "core" appears twice`},
+		{"control character in a label", func(s string) string {
+			return strings.Replace(s, "  - core: Core tests", "  - \"co\\nre\": Core tests", 1)
+		},
+			`ci.yaml:7: label "co\nre" holds the control character U+000A`},
+		{"control character in a suite name", func(s string) string { return strings.Replace(s, "name: unit", "name: \"un\\rit\"", 1) },
+			`ci.yaml:10: suite name "un\rit" holds the control character U+000D`},
+		{"control character in runs_on", func(s string) string { return s + "      runs_on: [\"h100\\x1b\"]\n" },
+			`ci.yaml:12: suite "unit": runs_on entry "h100\x1b" holds the control character U+001B`},
+		{"control character in needs", func(s string) string { return s + "      needs: [\"a\\tb\"]\n" },
+			`ci.yaml:12: suite "unit": needs entry "a\tb" holds the control character U+0009`},
 		{"invalid glob", func(s string) string { return strings.Replace(s, `"**/test_*.py"`, `"**/test_[.py"`, 1) },
 			`ci.yaml:3: discovery.pattern "**/test_[.py" is not a valid glob pattern`},
 		{"invalid no-gpu glob", func(s string) string { return s + "no_gpu_paths: [\"docs/[\"]\n" },
