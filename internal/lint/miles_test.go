@@ -40,7 +40,7 @@ func lintTree(t *testing.T, root string) *Result {
 }
 
 const blackwellOrphan = "tests/e2e/megatron/test_blackwell.py:3:1: warning: suite 'stage-c-8-gpu-b200' is not in the roster and no job runs it, " +
-	"so this registration never runs: use a suite of the roster, or add this one, with its job, to internal/config/default.yaml or .miles-ci.yaml [orphan-registration]"
+	"so this registration never runs: use a suite of the roster, or add this one, with its job, to the roster (the built-in roster; see `miles-ci config --default`) [orphan-registration]"
 
 func findingLines(res *Result) []string {
 	out := make([]string, len(res.Findings))
@@ -107,7 +107,7 @@ func TestMiles_EachMutationIsCaughtByItsRuleOnItsLine(t *testing.T) {
 		{"changed suite", prTest, replaceAfter("  stage-b-2-gpu-h200:", "--suite stage-b-2-gpu-h200", "--suite stage-b-2-gpu-h100"),
 			[]expected{
 				{RuleMissingJob, prTest, "", "jobs:"},
-				{RuleJobName, prTest, "", "  stage-b-2-gpu-h200:"},
+				// No job-name advice to rename the job after the typo.
 				{RuleUnknownSuite, prTest, "  stage-b-2-gpu-h200:", "python tests/ci/run_suite.py"},
 			}},
 		{"changed --hw", rocm, replaceAfter("  stage-c-4-gpu-mi350:", "--hw rocm", "--hw cuda"),

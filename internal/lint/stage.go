@@ -25,7 +25,7 @@ func (c *checker) checkCrons(wf *workflow) {
 			continue
 		}
 		c.atNode(wf, n, RuleCron,
-			"cron %s has no cadence in the configuration's schedules (%s), so the policy step would fail with \"No CI policy is defined for schedule: %s\"; add it to schedules: in %s or remove it",
+			"cron %s has no cadence in the configuration's schedules (%s), so the policy step would fail with \"No CI policy is defined for schedule: %s\"; add it to the configuration's schedules (%s) or remove it",
 			pyfmt.Repr(n.Value), c.schedulesText(), n.Value, c.cfg.Origin())
 	}
 }
