@@ -50,11 +50,17 @@ func (c *checker) atNode(wf *workflow, n *yaml.Node, rule, format string, args .
 // atWord reports an error on a word of a command, or on the command's
 // node when the word could not be placed in the file.
 func (c *checker) atWord(j *job, inv *invocation, w word, rule, format string, args ...any) {
+	c.wordFinding(j, inv, w, Error, rule, format, args...)
+}
+
+// wordFinding is atWord at any severity.
+func (c *checker) wordFinding(j *job, inv *invocation, w word, sev Severity, rule, format string, args ...any) {
 	if w.line == 0 {
-		c.atNode(j.wf, inv.node, rule, format, args...)
+		line, col := at(inv.node)
+		c.add(j.wf, line, col, sev, rule, format, args...)
 		return
 	}
-	c.add(j.wf, w.line, w.col, Error, rule, format, args...)
+	c.add(j.wf, w.line, w.col, sev, rule, format, args...)
 }
 
 // keyOr returns the first non-nil node, for "this key's line, else the
@@ -121,6 +127,7 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		c.checkPolicyFlags(j, inv, policyJobs)
+		c.checkRepeatedFlags(j, inv)
 		sw, ok := inv.value("--suite")
 		switch {
 		case !ok:

@@ -171,6 +171,20 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
 			pr + "14:41: error: suite 'tests-on-cpu' is not in the roster (.miles-ci.yaml); known suites: unit, gpu, ext [unknown-suite]",
 		}},
+		// argparse keeps the last of a repeated flag; so do the rules, and
+		// the earlier one is a warning.
+		{"repeated-flag: --suite twice, the last wins", edit("--suite unit", "--suite ext --suite unit"), []string{
+			pr + "14:33: warning: --suite is given again later in the command (--suite unit) and the runner keeps the last, so this --suite ext is ignored: give --suite once [repeated-flag]",
+		}},
+		{"repeated-flag: the last is read", edit("--suite unit", "--suite unit --suite=units"), []string{
+			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
+			pr + "14:33: warning: --suite is given again later in the command (--suite=units) and the runner keeps the last, so this --suite unit is ignored: give --suite once [repeated-flag]",
+			pr + "14:46: error: suite 'units' is not in the roster (.miles-ci.yaml); did you mean unit? [unknown-suite]",
+		}},
+		{"repeated-flag: a list flag and a value flag", edit("--auto-partition-size 2\n          --cadence", "--auto-partition-size 3 --auto-partition-size 2\n          --labels a b --cadence"), []string{
+			pr + "27:58: warning: --auto-partition-size is given again later in the command (--auto-partition-size 2) and the runner keeps the last, so this --auto-partition-size 3 is ignored: give --auto-partition-size once [repeated-flag]",
+			pr + "28:11: warning: --labels is given again later in the command (--labels ${{ needs.policy.outputs.raw_labels }}) and the runner keeps the last, so this --labels a b is ignored: give --labels once [repeated-flag]",
+		}},
 		{"hw given with =", edit("--hw=cuda", "--hw=rocm"), []string{
 			pr + "26:41: error: --hw is 'rocm' but suite gpu is a cuda suite in the roster (.miles-ci.yaml): write --hw cuda [hw]",
 		}},
@@ -185,8 +199,15 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 			pr + "27:31: error: --auto-partition-id is 0; each shard job must take its own: --auto-partition-id ${{ matrix.partition_id }} [shards]",
 			pr + "27:55: error: --auto-partition-size is 1 but the roster has 2 shards for gpu (.miles-ci.yaml) [shards]",
 		}},
+		// An exclude drops a shard the partition_id list still shows.
+		{"shards: matrix.exclude removes a shard", edit("partition_id: [0, 1]\n", "partition_id: [0, 1]\n        exclude:\n          - partition_id: 1\n"), []string{
+			pr + "24:13: error: matrix.exclude removes partition_id 1, so that shard of the 2 shards of gpu (.miles-ci.yaml) never runs: remove the exclude entry [shards]",
+		}},
 		{"skip-guard without skipped_stages", edit("${{ !contains(fromJSON(needs.policy.outputs.skipped_stages), 'gpu') }}", "always()"), []string{
 			pr + "18:5: error: if: does not test skipped_stages for gpu, so the job runs even when the policy skips it: add !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",
+		}},
+		{"skip-guard that lost its !", edit("${{ !contains(", "${{ contains("), []string{
+			pr + "18:5: error: if: tests contains(…skipped_stages…, 'gpu') without !, so the job runs only when the policy skips gpu and never when it should run: write !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",
 		}},
 		{"skip-guard with no if", edit("    if: ${{ !contains(fromJSON(needs.policy.outputs.skipped_stages), 'gpu') }}\n", ""), []string{
 			pr + "16:3: error: the job has no if: guard, so it runs even when the policy skips gpu: add !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",
