@@ -139,6 +139,32 @@ func TestLoad_NoFileMeansDefault(t *testing.T) {
 	assert.Len(t, c.Suites, 11)
 }
 
+// A message names the configuration as a user knows it: the built-in one
+// by the command that prints it, a file by its path from the repository
+// root; never a file of miles-ci's own tree.
+func TestOrigin_NamesTheConfigurationAsAUserKnowsIt(t *testing.T) {
+	c, err := Load(t.TempDir(), "")
+	require.NoError(t, err)
+	assert.Equal(t, "the built-in roster; see `miles-ci config --default`", c.Origin())
+	assert.NotContains(t, c.Origin(), "internal/")
+
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, FileName, minimal)
+	c, err = Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, ".miles-ci.yaml", c.Origin())
+
+	inside := testutil.WriteFile(t, dir, "ci/strict.yaml", minimal)
+	c, err = Load(dir, inside)
+	require.NoError(t, err)
+	assert.Equal(t, "ci/strict.yaml", c.Origin())
+
+	outside := testutil.WriteFile(t, t.TempDir(), "ci.yaml", minimal)
+	c, err = Load(dir, outside)
+	require.NoError(t, err)
+	assert.Equal(t, outside, c.Origin())
+}
+
 func TestLoad_MissingExplicitFileIsAnError(t *testing.T) {
 	_, err := Load(t.TempDir(), "/nonexistent/ci.yaml")
 	require.Error(t, err)
@@ -449,8 +475,9 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 	c, err := Load(root, "")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, ".miles-ci.yaml"), c.Source)
+	assert.Equal(t, ".miles-ci.yaml", c.Origin())
 	want := Default()
-	c.Source, want.Source = "", ""
+	c.Source, want.Source, c.shownAs = "", "", ""
 	assert.Equal(t, want, c)
 }
 

@@ -46,11 +46,15 @@ func Load(root, explicit string) (*Config, error) {
 	)
 	switch {
 	case explicit != "":
-		c, err = ParseFile(explicit)
+		if c, err = ParseFile(explicit); err == nil {
+			c.shownAs = underRoot(root, explicit)
+		}
 	default:
 		path := filepath.Join(root, FileName)
 		if _, statErr := os.Stat(path); statErr == nil {
-			c, err = ParseFile(path)
+			if c, err = ParseFile(path); err == nil {
+				c.shownAs = FileName
+			}
 		} else if errors.Is(statErr, fs.ErrNotExist) {
 			c = Default()
 		} else {
@@ -66,6 +70,21 @@ func Load(root, explicit string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// underRoot returns path relative to root, slash-separated, when it lies
+// inside root; otherwise path as given.
+func underRoot(root, path string) string {
+	absRoot, err1 := filepath.Abs(root)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return path
+	}
+	rel, err := filepath.Rel(absRoot, absPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // MaxFileSize caps the configuration file and the labels file. Both are

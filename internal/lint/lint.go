@@ -41,6 +41,7 @@ const (
 	RuleCron         = "cron"
 	RuleOrphan       = "orphan-registration"
 	RuleEmptySuite   = "empty-suite"
+	RuleRepeatedFlag = "repeated-flag"
 )
 
 // Finding is one problem at a place in a file.
