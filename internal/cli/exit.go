@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // Exit statuses (SPEC §7).
@@ -96,5 +97,5 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 
 // oneLine keeps an error on its line, whatever a file name holds.
 func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	return textfmt.OneLine(s)
 }

@@ -38,7 +38,7 @@ func TestNewCmdLint_ParsesFlags(t *testing.T) {
 }
 
 const fixtureOrphan = "tests/e2e/megatron/test_blackwell.py:3:1: warning: suite 'stage-c-8-gpu-b200' is not in the roster and no job runs it, " +
-	"so this registration never runs: use a suite of the roster, or add this one, with its job, to internal/config/default.yaml or .miles-ci.yaml [orphan-registration]"
+	"so this registration never runs: use a suite of the roster, or add this one, with its job, to the roster (the built-in roster; see `miles-ci config --default`) [orphan-registration]"
 
 func TestLint_ExitStatusAndOutput(t *testing.T) {
 	cases := []struct {
@@ -76,14 +76,14 @@ func TestLint_AnErrorFailsAndAnnotatesUnderGitHubActions(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p, []byte(strings.Replace(string(data), `'["h100", "8gpu"]'`, `'["h100", "4gpu"]'`, 1)), 0o644))
 
-	want := `.github/workflows/pr-test.yml:131:7: error: runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (internal/config/default.yaml or .miles-ci.yaml) [runs-on]`
+	want := `.github/workflows/pr-test.yml:131:7: error: runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (the built-in roster; see ` + "`miles-ci config --default`" + `) [runs-on]`
 	for _, env := range []map[string]string{{"GITHUB_ACTIONS": "true"}, {"GITHUB_ACTIONS": "1"}} {
 		f, out, errOut := suitesFactory(root, env)
 		assert.Equal(t, 1, Main([]string{"--root", root, "lint"}, f))
 		assert.Equal(t, want+"\n"+fixtureOrphan+"\n1 error, 1 warning\n", out.String(), "stdout holds only findings and the summary")
 		if env["GITHUB_ACTIONS"] == "true" {
-			assert.Equal(t, `::error file=.github/workflows/pr-test.yml,line=131,col=7,title=runs-on::runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (internal/config/default.yaml or .miles-ci.yaml)`+"\n"+
-				`::warning file=tests/e2e/megatron/test_blackwell.py,line=3,col=1,title=orphan-registration::suite 'stage-c-8-gpu-b200' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to internal/config/default.yaml or .miles-ci.yaml`+"\n",
+			assert.Equal(t, `::error file=.github/workflows/pr-test.yml,line=131,col=7,title=runs-on::runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (the built-in roster; see `+"`miles-ci config --default`"+`)`+"\n"+
+				`::warning file=tests/e2e/megatron/test_blackwell.py,line=3,col=1,title=orphan-registration::suite 'stage-c-8-gpu-b200' is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to the roster (the built-in roster; see `+"`miles-ci config --default`"+`)`+"\n",
 				errOut.String())
 		} else {
 			assert.Empty(t, errOut.String(), "annotations only when GITHUB_ACTIONS is exactly true")
@@ -102,7 +102,7 @@ func TestLint_AnErrorFailsAndAnnotatesUnderGitHubActions(t *testing.T) {
 	assert.Equal(t, 1, doc.Warnings)
 	require.Len(t, doc.Findings, 2)
 	assert.Equal(t, map[string]any{"path": ".github/workflows/pr-test.yml", "line": 131.0, "col": 7.0, "severity": "error", "rule": "runs-on",
-		"message": `runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (internal/config/default.yaml or .miles-ci.yaml)`}, doc.Findings[0])
+		"message": `runs_on is ["h100","4gpu"] but the roster has ["h100","8gpu"] for stage-c-8-gpu-h100 (the built-in roster; see ` + "`miles-ci config --default`" + `)`}, doc.Findings[0])
 }
 
 func TestLint_ABrokenTestFileIsTheCollectorsError(t *testing.T) {

@@ -111,6 +111,10 @@ const MaxTimeout = 1<<31 - 1
 type Config struct {
 	// Source names where the configuration came from: "default" or a path.
 	Source string
+	// shownAs is the path a message names the file by, relative to the
+	// repository root when the file is inside it (Load sets it); empty,
+	// Source stands.
+	shownAs string
 
 	Roots         []string
 	Pattern       string
@@ -179,12 +183,20 @@ func (s Suite) WorkflowFile() string {
 	return DefaultWorkflow
 }
 
-// Origin names the configuration for a message telling the user what to
-// edit: the file it came from, or, for the built-in one, its source file
-// together with the override a repository would commit.
+// BuiltInOrigin is how a message names the built-in configuration: as a
+// user knows it, with the command that prints it (the start of a
+// .miles-ci.yaml), never as a file of miles-ci's own source tree.
+const BuiltInOrigin = "the built-in roster; see `miles-ci config --default`"
+
+// Origin names the configuration in effect for a message telling the user
+// what to edit: the file it came from, relative to the repository root when
+// it lies inside it, or BuiltInOrigin.
 func (c *Config) Origin() string {
-	if c.Source == "default" {
-		return "internal/config/default.yaml or " + FileName
+	switch {
+	case c.Source == "default":
+		return BuiltInOrigin
+	case c.shownAs != "":
+		return c.shownAs
 	}
 	return c.Source
 }

@@ -139,6 +139,32 @@ func TestLoad_NoFileMeansDefault(t *testing.T) {
 	assert.Len(t, c.Suites, 11)
 }
 
+// A message names the configuration as a user knows it: the built-in one
+// by the command that prints it, a file by its path from the repository
+// root; never a file of miles-ci's own tree.
+func TestOrigin_NamesTheConfigurationAsAUserKnowsIt(t *testing.T) {
+	c, err := Load(t.TempDir(), "")
+	require.NoError(t, err)
+	assert.Equal(t, "the built-in roster; see `miles-ci config --default`", c.Origin())
+	assert.NotContains(t, c.Origin(), "internal/")
+
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, FileName, minimal)
+	c, err = Load(dir, "")
+	require.NoError(t, err)
+	assert.Equal(t, ".miles-ci.yaml", c.Origin())
+
+	inside := testutil.WriteFile(t, dir, "ci/strict.yaml", minimal)
+	c, err = Load(dir, inside)
+	require.NoError(t, err)
+	assert.Equal(t, "ci/strict.yaml", c.Origin())
+
+	outside := testutil.WriteFile(t, t.TempDir(), "ci.yaml", minimal)
+	c, err = Load(dir, outside)
+	require.NoError(t, err)
+	assert.Equal(t, outside, c.Origin())
+}
+
 func TestLoad_MissingExplicitFileIsAnError(t *testing.T) {
 	_, err := Load(t.TempDir(), "/nonexistent/ci.yaml")
 	require.Error(t, err)
@@ -160,6 +186,15 @@ KNOWN_LABELS: dict[str, str] = {
 	assert.Equal(t, []Label{{"beta", "Second"}, {"alpha", "First"}}, c.Labels)
 	assert.True(t, c.IsKnownLabel("alpha"))
 	assert.False(t, c.IsKnownLabel("core"))
+}
+
+func TestLoad_LabelsFileLabelWithAControlCharacterIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, "tests/ci/labels.py", "KNOWN_LABELS = {\n    \"a\\nb\": \"x\",\n}\n")
+	testutil.WriteFile(t, dir, FileName, strings.Replace(minimal, "labels:\n  - core: Core tests\n", "labels_file: tests/ci/labels.py\n", 1))
+	_, err := Load(dir, "")
+	require.Error(t, err)
+	assert.Equal(t, `tests/ci/labels.py:2: KNOWN_LABELS label "a\nb" holds the control character U+000A`, err.Error())
 }
 
 func TestLoad_LabelsFileMissingIsAnError(t *testing.T) {
@@ -331,6 +366,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			return strings.Replace(s, "  - core: Core tests", "  - core: Core tests\n  - core: again", 1)
 		},
 			`ci.yaml:8: label "core" appears twice`},
+		{"control character in a label", func(s string) string {
+			return strings.Replace(s, "  - core: Core tests", "  - \"co\\nre\": Core tests", 1)
+		},
+			`ci.yaml:7: label "co\nre" holds the control character U+000A`},
+		{"control character in a suite name", func(s string) string { return strings.Replace(s, "name: unit", "name: \"un\\rit\"", 1) },
+			`ci.yaml:10: suite name "un\rit" holds the control character U+000D`},
+		{"control character in runs_on", func(s string) string { return s + "      runs_on: [\"h100\\x1b\"]\n" },
+			`ci.yaml:12: suite "unit": runs_on entry "h100\x1b" holds the control character U+001B`},
+		{"control character in needs", func(s string) string { return s + "      needs: [\"a\\tb\"]\n" },
+			`ci.yaml:12: suite "unit": needs entry "a\tb" holds the control character U+0009`},
 		{"invalid glob", func(s string) string { return strings.Replace(s, `"**/test_*.py"`, `"**/test_[.py"`, 1) },
 			`ci.yaml:3: discovery.pattern "**/test_[.py" is not a valid glob pattern`},
 		{"invalid no-gpu glob", func(s string) string { return s + "no_gpu_paths: [\"docs/[\"]\n" },
@@ -436,8 +481,9 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 	c, err := Load(root, "")
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(root, ".miles-ci.yaml"), c.Source)
+	assert.Equal(t, ".miles-ci.yaml", c.Origin())
 	want := Default()
-	c.Source, want.Source = "", ""
+	c.Source, want.Source, c.shownAs = "", "", ""
 	assert.Equal(t, want, c)
 }
 

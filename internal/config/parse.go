@@ -46,11 +46,15 @@ func Load(root, explicit string) (*Config, error) {
 	)
 	switch {
 	case explicit != "":
-		c, err = ParseFile(explicit)
+		if c, err = ParseFile(explicit); err == nil {
+			c.shownAs = underRoot(root, explicit)
+		}
 	default:
 		path := filepath.Join(root, FileName)
 		if _, statErr := os.Stat(path); statErr == nil {
-			c, err = ParseFile(path)
+			if c, err = ParseFile(path); err == nil {
+				c.shownAs = FileName
+			}
 		} else if errors.Is(statErr, fs.ErrNotExist) {
 			c = Default()
 		} else {
@@ -66,6 +70,21 @@ func Load(root, explicit string) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// underRoot returns path relative to root, slash-separated, when it lies
+// inside root; otherwise path as given.
+func underRoot(root, path string) string {
+	absRoot, err1 := filepath.Abs(root)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return path
+	}
+	rel, err := filepath.Rel(absRoot, absPath)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // MaxFileSize caps the configuration file and the labels file. Both are
@@ -116,6 +135,9 @@ func (c *Config) loadLabelsFile(root string) error {
 	for _, e := range entries {
 		if e.Key == "" {
 			return &Error{File: c.LabelsFile, Line: e.Line, Msg: "KNOWN_LABELS holds an empty label name"}
+		}
+		if msg := controlMsg("KNOWN_LABELS label", e.Key); msg != "" {
+			return &Error{File: c.LabelsFile, Line: e.Line, Msg: msg}
 		}
 		if seen[e.Key] {
 			// A dict literal keeps the last value of a repeated key; so do we.
@@ -372,6 +394,42 @@ func (p *parser) fields(n *yaml.Node, what string, allowed ...string) (map[strin
 	return out, nil
 }
 
+// controlChar returns the first control character of s (C0, DEL or C1)
+// and whether it has one.
+func controlChar(s string) (rune, bool) {
+	for _, r := range s {
+		if r < 0x20 || r >= 0x7f && r < 0xa0 {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// controlMsg is the problem with a name the configuration defines (a
+// suite, a label, a runner label, a job id) that holds a control
+// character, "" when it holds none: such a name would be printed in plans,
+// step outputs and workflow commands, where a line break ends the line.
+func controlMsg(what, name string) string {
+	r, bad := controlChar(name)
+	if !bad {
+		return ""
+	}
+	return fmt.Sprintf("%s %s holds the control character U+%04X", what, strconv.Quote(name), r)
+}
+
+// name is str for a name the configuration defines: it also refuses a
+// control character.
+func (p *parser) name(n *yaml.Node, what string) (string, error) {
+	s, err := p.str(n, what)
+	if err != nil {
+		return "", err
+	}
+	if msg := controlMsg(what, s); msg != "" {
+		return "", p.errf(n, "%s", msg)
+	}
+	return s, nil
+}
+
 func (p *parser) str(n *yaml.Node, what string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
 		return "", p.errf(n, "%s must be a string", what)
@@ -610,6 +668,9 @@ func (p *parser) labels(n *yaml.Node, c *Config) error {
 		if strings.TrimSpace(name) == "" {
 			return p.errf(e, "a label name is empty")
 		}
+		if msg := controlMsg("label", name); msg != "" {
+			return p.errf(e, "%s", msg)
+		}
 		if seen[name] {
 			return p.errf(e, "label %q appears twice", name)
 		}
@@ -660,7 +721,7 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if f["name"] == nil {
 		return s, p.errf(n, "a suite has no name")
 	}
-	if s.Name, err = p.str(f["name"], "suite name"); err != nil {
+	if s.Name, err = p.name(f["name"], "suite name"); err != nil {
 		return s, err
 	}
 	if s.Name == "" {
@@ -669,6 +730,11 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if v := f["runs_on"]; v != nil {
 		if s.RunsOn, err = p.strList(v, "runs_on"); err != nil {
 			return s, err
+		}
+		for i, l := range s.RunsOn {
+			if msg := controlMsg("runs_on entry", l); msg != "" {
+				return s, p.errf(v.Content[i], "suite %q: %s", s.Name, msg)
+			}
 		}
 	}
 	if v := f["shards"]; v != nil {
@@ -705,6 +771,9 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		for i, need := range s.Needs {
 			if need == "" {
 				return s, p.errf(v.Content[i], "suite %q has an empty job id in needs", s.Name)
+			}
+			if msg := controlMsg("needs entry", need); msg != "" {
+				return s, p.errf(v.Content[i], "suite %q: %s", s.Name, msg)
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // Log writes the log structure of a test run for GitHub Actions: a
@@ -39,9 +41,6 @@ func (l *Log) EndGroup() {
 	}
 }
 
-// lineBreaks keeps a file name on its summary line.
-var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
-
 // AttemptSummary writes `[i/n] <file>  <status>  elapsed=<s>s`, then
 // ` exit=<code>`, ` timeout_after=<s>s` and ` retry_of=attempt=<a>` where
 // they apply.
@@ -50,7 +49,7 @@ func (l *Log) AttemptSummary(i, n int, file, status string, elapsed time.Duratio
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "[%d/%d] %s  %s  elapsed=%ds", i, n, lineBreaks.Replace(file), status, int(elapsed.Seconds()))
+	fmt.Fprintf(&b, "[%d/%d] %s  %s  elapsed=%ds", i, n, textfmt.OneLine(file), status, int(elapsed.Seconds()))
 	if exitCode != nil {
 		fmt.Fprintf(&b, " exit=%d", *exitCode)
 	}

@@ -3,6 +3,8 @@ package ghactions
 import (
 	"fmt"
 	"strings"
+
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // SummaryRow is one test file of a run for the step summary.
@@ -65,9 +67,9 @@ func RunSummary(title string, rows []SummaryRow) string {
 		switch r.Retried {
 		case "":
 		case "passed":
-			passedOnRetry = append(passedOnRetry, r.File)
+			passedOnRetry = append(passedOnRetry, textfmt.OneLine(r.File))
 		default:
-			stillFailed = append(stillFailed, r.File)
+			stillFailed = append(stillFailed, textfmt.OneLine(r.File))
 		}
 	}
 	if n := len(passedOnRetry) + len(stillFailed); n > 0 {
@@ -84,9 +86,10 @@ func RunSummary(title string, rows []SummaryRow) string {
 }
 
 // codeCell writes a file name as inline code that stays in its table cell
-// or list item.
+// or list item, its line breaks written `\r` and `\n` as every log line
+// writes them.
 func codeCell(file string) string {
-	return "`" + strings.ReplaceAll(cellEscaper.Replace(file), "`", "'") + "`"
+	return "`" + strings.ReplaceAll(cellEscaper.Replace(textfmt.OneLine(file)), "`", "'") + "`"
 }
 
 // AppendStepSummary appends markdown to the step summary file at path.

@@ -37,25 +37,62 @@ type invocation struct {
 // are reported.
 func (inv *invocation) first() word { return inv.words[0] }
 
-// flag returns the word of the first occurrence of --name (or --name=…)
-// and the values after it: the words up to the next one starting with "-"
-// (expressions are values whatever they expand to), or the text after "=".
+// flag returns the word of the last occurrence of --name (or --name=…),
+// the one argparse keeps when a flag is given twice, and the values after
+// it: the words up to the next one starting with "-" (expressions are
+// values whatever they expand to), or the text after "=".
 func (inv *invocation) flag(name string) (flag word, values []word, ok bool) {
-	for i, w := range inv.args {
-		switch {
-		case w.text == name:
-			j := i + 1
-			for j < len(inv.args) && !strings.HasPrefix(inv.args[j].text, "-") {
-				j++
-			}
-			return w, inv.args[i+1 : j], true
-		case strings.HasPrefix(w.text, name+"="):
-			v := w
-			v.text = strings.TrimPrefix(w.text, name+"=")
-			return w, []word{v}, true
+	for i := len(inv.args) - 1; i >= 0; i-- {
+		if f, vals, isFlag := inv.flagAt(i, name); isFlag {
+			return f, vals, true
 		}
 	}
 	return word{}, nil, false
+}
+
+// flagAt reads args[i] as --name (or --name=…) with its values.
+func (inv *invocation) flagAt(i int, name string) (flag word, values []word, ok bool) {
+	w := inv.args[i]
+	switch {
+	case w.text == name:
+		j := i + 1
+		for j < len(inv.args) && !strings.HasPrefix(inv.args[j].text, "-") {
+			j++
+		}
+		return w, inv.args[i+1 : j], true
+	case strings.HasPrefix(w.text, name+"="):
+		v := w
+		v.text = strings.TrimPrefix(w.text, name+"=")
+		return w, []word{v}, true
+	}
+	return word{}, nil, false
+}
+
+// flagName is the long option a word gives (--name or --name=…), or "".
+func flagName(w word) string {
+	if !strings.HasPrefix(w.text, "--") || len(w.text) == 2 || w.isExpr() {
+		return ""
+	}
+	name, _, _ := strings.Cut(w.text, "=")
+	return name
+}
+
+// repeated returns, in command order, each long option the command gives
+// more than once, with all its occurrences.
+func (inv *invocation) repeated() (names []string, at map[string][]int) {
+	at = map[string][]int{}
+	for i, w := range inv.args {
+		if w.text == "--" {
+			break
+		}
+		if name := flagName(w); name != "" {
+			at[name] = append(at[name], i)
+			if len(at[name]) == 2 {
+				names = append(names, name)
+			}
+		}
+	}
+	return names, at
 }
 
 // value returns the single value of --name, if the flag is given with one.

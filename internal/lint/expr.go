@@ -54,30 +54,122 @@ func jsonList(l []string) string {
 	return string(b)
 }
 
-// skipGuardStages returns the stage names that contains(…skipped_stages…,
-// 'name') calls of an if: expression test, and whether skipped_stages is
-// tested at all.
-func skipGuardStages(expr string) (stages []string, tested bool) {
+// guardCall is one contains(…skipped_stages…, 'name') call of an if:
+// expression.
+type guardCall struct {
+	stage string // the stage name tested, "" when not a string literal
+	// negated says the expression uses the call as "not skipped" (an odd
+	// number of ! on it and the groups around it, or `== false` after
+	// it); unread says lint cannot tell (the call is another function's
+	// argument).
+	negated, unread bool
+}
+
+// skipGuardCalls returns the contains(…skipped_stages…, …) calls of an if:
+// expression, in order.
+func skipGuardCalls(expr string) []guardCall {
+	var calls []guardCall
 	lower := asciiLower(expr)
 	for i := 0; ; {
 		k := strings.Index(lower[i:], "contains(")
 		if k < 0 {
-			return stages, tested
+			return calls
 		}
-		open := i + k + len("contains")
+		name := i + k
+		open := name + len("contains")
 		i = open + 1
-		if p := i - len("contains(") - 1; p >= 0 && isIdentByte(lower[p]) {
+		if name > 0 && isIdentByte(lower[name-1]) {
 			continue
 		}
 		args := callArgs(expr, open)
 		if len(args) < 2 || !strings.Contains(args[0], "skipped_stages") {
 			continue
 		}
-		tested = true
-		if lit, ok := stringLiteral(strings.TrimSpace(args[1])); ok {
-			stages = append(stages, lit)
+		var call guardCall
+		call.stage, _ = stringLiteral(strings.TrimSpace(args[1]))
+		call.negated, call.unread = negation(lower, name, open)
+		calls = append(calls, call)
+	}
+}
+
+// negation reads how the call whose name starts at lower[name] and whose
+// '(' is at lower[open] is used: negated by the `!`s before it and before
+// each bracket group around it, and by a comparison with false after it
+// (or after the groups it closes).
+// unread is true when the call is an argument of another function.
+func negation(lower string, name, open int) (negated, unread bool) {
+	type group struct{ negated, call bool }
+	var groups []group
+	for i := 0; i < name; i++ {
+		switch lower[i] {
+		case '\'':
+			k := strings.IndexByte(lower[i+1:], '\'')
+			if k < 0 {
+				return false, true
+			}
+			i += k + 1
+		case '(':
+			groups = append(groups, group{negated: bangsBefore(lower, i)%2 == 1, call: i > 0 && isIdentByte(lower[i-1])})
+		case ')':
+			if len(groups) > 0 {
+				groups = groups[:len(groups)-1]
+			}
 		}
 	}
+	negated = bangsBefore(lower, name)%2 == 1
+	for _, g := range groups {
+		if g.call {
+			return false, true
+		}
+		negated = negated != g.negated
+	}
+	if end := closeOf(lower, open); end >= 0 {
+		// A comparison after the groups the call closes negates them,
+		// as a ! before them does.
+		after := strings.Join(strings.Fields(strings.TrimLeft(lower[end+1:], ") \t\r\n")), " ")
+		if strings.HasPrefix(after, "== false") || strings.HasPrefix(after, "!= true") {
+			negated = !negated
+		}
+	}
+	return negated, false
+}
+
+// bangsBefore counts the `!` operators right before s[i], blanks between.
+func bangsBefore(s string, i int) int {
+	n := 0
+	for i--; i >= 0; i-- {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+		case '!':
+			n++
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// closeOf returns the index of the bracket closing the one at s[open],
+// respecting '…' strings, or -1.
+func closeOf(s string, open int) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case '\'':
+			k := strings.IndexByte(s[i+1:], '\'')
+			if k < 0 {
+				return -1
+			}
+			i += k + 1
+		case '(', '[':
+			depth++
+		case ')', ']':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // isIdentByte reports whether b may end a name in a GitHub expression, so

@@ -11,6 +11,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // Severity is how bad a finding is.
@@ -40,6 +41,7 @@ const (
 	RuleCron         = "cron"
 	RuleOrphan       = "orphan-registration"
 	RuleEmptySuite   = "empty-suite"
+	RuleRepeatedFlag = "repeated-flag"
 )
 
 // Finding is one problem at a place in a file.
@@ -54,7 +56,7 @@ type Finding struct {
 
 // String is the finding as lint prints it: PATH:LINE:COL: SEVERITY: MESSAGE [RULE].
 func (f Finding) String() string {
-	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", f.Path, f.Line, f.Col, f.Severity, f.Message, f.Rule)
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", textfmt.OneLine(f.Path), f.Line, f.Col, f.Severity, textfmt.OneLine(f.Message), f.Rule)
 }
 
 // Result is every finding of one lint run, sorted by place.

@@ -133,7 +133,7 @@ func (c *checker) checkRegistrations() {
 				msg = fmt.Sprintf("suite %s is run by job %s with --hw %s, so this %s registration never runs",
 					pyfmt.Repr(r.Suite), pyfmt.Repr(other.job.id), other.hw, r.Backend)
 			default:
-				msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to %s",
+				msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to the roster (%s)",
 					pyfmt.Repr(r.Suite), c.cfg.Origin())
 			}
 		}

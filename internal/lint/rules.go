@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,11 +50,17 @@ func (c *checker) atNode(wf *workflow, n *yaml.Node, rule, format string, args .
 // atWord reports an error on a word of a command, or on the command's
 // node when the word could not be placed in the file.
 func (c *checker) atWord(j *job, inv *invocation, w word, rule, format string, args ...any) {
+	c.wordFinding(j, inv, w, Error, rule, format, args...)
+}
+
+// wordFinding is atWord at any severity.
+func (c *checker) wordFinding(j *job, inv *invocation, w word, sev Severity, rule, format string, args ...any) {
 	if w.line == 0 {
-		c.atNode(j.wf, inv.node, rule, format, args...)
+		line, col := at(inv.node)
+		c.add(j.wf, line, col, sev, rule, format, args...)
 		return
 	}
-	c.add(j.wf, w.line, w.col, Error, rule, format, args...)
+	c.add(j.wf, w.line, w.col, sev, rule, format, args...)
 }
 
 // keyOr returns the first non-nil node, for "this key's line, else the
@@ -120,6 +127,7 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		c.checkPolicyFlags(j, inv, policyJobs)
+		c.checkRepeatedFlags(j, inv)
 		sw, ok := inv.value("--suite")
 		switch {
 		case !ok:
@@ -130,21 +138,27 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		name := sw.text
+		s, ok := c.cfg.Suite(name)
+		hw, _ := inv.value("--hw")
 		// A job may run its suite twice (a --list-only step, then the
 		// run): it is still one job of that suite.
 		if !seen[name] {
 			seen[name] = true
-			hw, _ := inv.value("--hw")
 			c.runs[name] = append(c.runs[name], stageRun{job: j, inv: inv, hw: hw.text})
-			if name != j.id {
+			// A suite not in the roster is a typo more often than a new
+			// name: its unknown-suite finding offers the suite meant,
+			// and renaming the job after the typo would be wrong advice.
+			if ok && name != j.id {
 				c.atNode(j.wf, j.key, RuleJobName, "job %s runs suite %s; stage and suite names are one set, so name the job %s", pyfmt.Repr(j.id), pyfmt.Repr(name), name)
 			}
 		}
-		s, ok := c.cfg.Suite(name)
 		switch {
 		case !ok:
-			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); known suites: %s",
-				pyfmt.Repr(name), c.cfg.Origin(), strings.Join(c.suiteNames(), ", "))
+			next := c.suiteMeant(name, j.id, hw.text)
+			if next == "" {
+				next = "known suites: " + strings.Join(c.suiteNames(), ", ")
+			}
+			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); %s", pyfmt.Repr(name), c.cfg.Origin(), next)
 			continue
 		case s.External:
 			c.atWord(j, inv, sw, RuleExternalJob, "suite %s is external: another repository's workflow runs it, so no job here may (%s)", name, c.cfg.Origin())
@@ -169,6 +183,22 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			c.checkWeeklySerial(j, suite, policyJobs)
 		}
 	}
+}
+
+// suiteMeant is "did you mean X?" for a suite name the roster lacks: the
+// closest suite of the command's --hw (of another backend, said so), else
+// the job's own id when it names a roster suite, else "".
+func (c *checker) suiteMeant(name, jobID, hw string) string {
+	b, _ := config.ParseBackend(hw)
+	_, err := c.cfg.FindSuite(name, b)
+	var unknown *config.UnknownSuiteError
+	if errors.As(err, &unknown) && strings.HasPrefix(unknown.Hint, "did you mean ") {
+		return unknown.Hint
+	}
+	if s, ok := c.cfg.Suite(jobID); ok && !s.External {
+		return fmt.Sprintf("did you mean %s, the job's own name?", jobID)
+	}
+	return ""
 }
 
 // suiteNames lists the roster's suites in configured order.

@@ -25,7 +25,7 @@ func (c *checker) checkCrons(wf *workflow) {
 			continue
 		}
 		c.atNode(wf, n, RuleCron,
-			"cron %s has no cadence in the configuration's schedules (%s), so the policy step would fail with \"No CI policy is defined for schedule: %s\"; add it to schedules: in %s or remove it",
+			"cron %s has no cadence in the configuration's schedules (%s), so the policy step would fail with \"No CI policy is defined for schedule: %s\"; add it to the configuration's schedules (%s) or remove it",
 			pyfmt.Repr(n.Value), c.schedulesText(), n.Value, c.cfg.Origin())
 	}
 }
@@ -45,6 +45,36 @@ func (c *checker) schedulesText() string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkRepeatedFlags warns about a flag the command gives more than once:
+// the runner, like argparse, keeps the last, and the rules read that one,
+// so an earlier one is silently ignored (often the value meant).
+func (c *checker) checkRepeatedFlags(j *job, inv *invocation) {
+	names, at := inv.repeated()
+	for _, name := range names {
+		idx := at[name]
+		last := inv.showFlag(idx[len(idx)-1], name)
+		for _, i := range idx[:len(idx)-1] {
+			f, _, _ := inv.flagAt(i, name)
+			c.wordFinding(j, inv, f, Warning, RuleRepeatedFlag,
+				"%s is given again later in the command (%s) and the runner keeps the last, so this %s is ignored: give %s once",
+				name, last, inv.showFlag(i, name), name)
+		}
+	}
+}
+
+// showFlag writes the flag at args[i] with its values, as given.
+func (inv *invocation) showFlag(i int, name string) string {
+	f, vals, _ := inv.flagAt(i, name)
+	if f.text != name {
+		return f.text // --name=value
+	}
+	parts := []string{name}
+	for _, v := range vals {
+		parts = append(parts, v.text)
+	}
+	return strings.Join(parts, " ")
 }
 
 // checkHW: the command's --hw is the suite's backend.
@@ -99,6 +129,7 @@ func (c *checker) checkMatrix(j *job, s config.Suite) {
 		// A message stays readable whatever the shard count.
 		wantText = fmt.Sprintf("[0, 1, …, %d]", s.Shards-1)
 	}
+	c.checkMatrixExclude(j, s)
 	if v == nil {
 		if s.Shards > 1 {
 			c.atNode(j.wf, keyOr(mk, sk, j.key), RuleShards, "the job has no matrix partition_id; the roster has %d shards for %s: add strategy.matrix.partition_id: %s",
@@ -126,6 +157,28 @@ func (c *checker) checkMatrix(j *job, s config.Suite) {
 	}
 	c.atNode(j.wf, k, RuleShards, "partition_id is %s but the roster has %s for %s (%s): write %s",
 		gotText, textfmt.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin(), wantText)
+}
+
+// checkMatrixExclude: a matrix.exclude entry naming a partition_id drops
+// that shard's job, so the shard's tests never run although the
+// partition_id list looks whole.
+func (c *checker) checkMatrixExclude(j *job, s config.Suite) {
+	_, ex := j.get("strategy", "matrix", "exclude")
+	if ex == nil || ex.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, e := range ex.Content {
+		k, v := lookup(e, "partition_id")
+		if k == nil {
+			continue
+		}
+		id, ok := scalar(v)
+		if !ok || len(id) > 40 {
+			id = "(" + describeNode(v) + ")"
+		}
+		c.atNode(j.wf, k, RuleShards, "matrix.exclude removes partition_id %s, so that shard of the %s of %s (%s) never runs: remove the exclude entry",
+			id, textfmt.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin())
+	}
 }
 
 // checkPolicyFlags: the cadence and the labels come from the policy job.
@@ -303,15 +356,28 @@ func (c *checker) checkSkipGuard(j *job, s config.Suite, policyJobs []string) {
 		c.atNode(j.wf, j.key, RuleSkipGuard, "the job has no if: guard, so it runs even when the policy skips %s: add %s", s.Name, hint)
 		return
 	}
-	stages, tested := skipGuardStages(text)
-	for _, other := range stages {
-		if other != s.Name {
-			c.atNode(j.wf, k, RuleSkipGuard, "if: tests skipped_stages for %s, not for this job's stage %s, so the policy skips the wrong stage", pyfmt.Repr(other), s.Name)
+	calls := skipGuardCalls(text)
+	own := false
+	for _, call := range calls {
+		switch {
+		case call.stage == "":
+		case call.stage != s.Name:
+			c.atNode(j.wf, k, RuleSkipGuard, "if: tests skipped_stages for %s, not for this job's stage %s, so the policy skips the wrong stage", pyfmt.Repr(call.stage), s.Name)
 			return
+		default:
+			own = true
 		}
 	}
-	if !tested || len(stages) == 0 {
+	if !own {
 		c.atNode(j.wf, k, RuleSkipGuard, "if: does not test skipped_stages for %s, so the job runs even when the policy skips it: add %s", s.Name, hint)
+		return
+	}
+	for _, call := range calls {
+		if call.stage == s.Name && !call.negated && !call.unread {
+			c.atNode(j.wf, k, RuleSkipGuard, "if: tests contains(…skipped_stages…, %s) without !, so the job runs only when the policy skips %s and never when it should run: write %s",
+				pyfmt.Repr(s.Name), s.Name, hint)
+			return
+		}
 	}
 }
 

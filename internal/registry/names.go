@@ -1,8 +1,8 @@
 package registry
 
 import (
-	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // controlChar returns the first control character of name (C0, DEL or C1,
@@ -17,26 +17,24 @@ func controlChar(name string) (rune, bool) {
 }
 
 // displayPath returns p as an error message shows it: unchanged, or
-// Go-quoted when it holds a control character, so that it stays on one
-// line and cannot start a line of its own.
+// Go-quoted when it holds a control character or is not UTF-8, so that
+// it stays on one line and shows every byte.
 func displayPath(p string) string {
-	if _, bad := controlChar(p); bad {
+	if _, bad := controlChar(p); bad || !utf8.ValidString(p) {
 		return strconv.Quote(p)
 	}
 	return p
 }
 
-// nameError refuses a test file whose path holds a control character
-// (nil when it holds none). Every command prints the paths of test files,
-// and a line break in one would let a file name start an output line of
-// its own, such as a GitHub workflow command ("::error ..."); other
-// control characters garble logs and are not allowed in JUnit XML. No
-// real test is named so, so the file is refused rather than printed
-// escaped everywhere.
+// nameError refuses a test file whose path is not valid UTF-8 (nil when
+// it is). Such a name cannot be written in a JSON report, a JUnit file or
+// a log line without turning its bad bytes into U+FFFD, and a name so
+// changed no longer names the file: `--rerun-failed` and `report merge`
+// would lose it. Control characters are not refused: every place that
+// prints a name escapes them, as the Python runner does.
 func nameError(file string) *FileError {
-	r, bad := controlChar(file)
-	if !bad {
+	if utf8.ValidString(file) {
 		return nil
 	}
-	return &FileError{File: file, Msg: fmt.Sprintf("%s: the file name holds the control character U+%04X, which CI logs cannot show safely; rename the file", strconv.Quote(file), r)}
+	return &FileError{File: file, Msg: strconv.Quote(file) + ": the file name is not valid UTF-8, which reports and CI logs cannot hold; rename the file"}
 }

@@ -241,7 +241,8 @@ func Parse(data []byte) (*Report, error) {
 	var probe struct {
 		Version *int `json:"version"`
 	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	// Keys match exactly, as Python's: "STATUS" is not "status".
+	if err := pyfmt.UnmarshalExact(data, &probe); err != nil {
 		return nil, jsonError(err)
 	}
 	switch {
@@ -251,7 +252,7 @@ func Parse(data []byte) (*Report, error) {
 		return nil, fmt.Errorf("unsupported version %d; expected %d", *probe.Version, Version)
 	}
 	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := pyfmt.UnmarshalExact(data, &r); err != nil {
 		return nil, jsonError(err)
 	}
 	switch {
@@ -307,6 +308,9 @@ const (
 func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }
 
 func checkStatus(s Status) error {
+	if s == "" {
+		return errors.New(`has no "status"`)
+	}
 	for _, ok := range statuses {
 		if s == ok {
 			return nil

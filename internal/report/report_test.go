@@ -104,11 +104,18 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		{"negative attempt elapsed", write("aelapsed.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "attempts": 1, "attempts_detail": [{"attempt": 1, "status": "PASS", "elapsed": -2}]`, 1)), `read report "DIR/aelapsed.json": files[0] ("a.py") attempt 1 has "elapsed" -2; expected seconds, from 0 to 1e+12`},
 		{"huge attempts", write("huge.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "attempts": 9223372036854775807`, 1)), `read report "DIR/huge.json": files[0] ("a.py") has "attempts" 9223372036854775807; expected a count from 0 to 1000000`},
 		{"huge elapsed", write("hugeel.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "elapsed": 1.7e308`, 1)), `read report "DIR/hugeel.json": files[0] ("a.py") has "elapsed" 1.7e+308; expected seconds, from 0 to 1e+12`},
+		{"key spelled in capitals", write("caps.json", strings.Replace(good, `"status"`, `"STATUS"`, 1)), `read report "DIR/caps.json": files[0] ("a.py") has no "status"`},
+		{"capitals do not win over the key", write("both.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "Status": "OK"`, 1)), ``},
+		{"version spelled otherwise", write("ver.json", strings.Replace(good, `"version"`, `"Version"`, 1)), `read report "DIR/ver.json": no "version"; expected a report written by miles-ci run --json-report (version 1)`},
 		{"negative run elapsed", write("runel.json", strings.Replace(good, `"version": 1,`, `"version": 1, "elapsed": -200,`, 1)), `read report "DIR/runel.json": "elapsed" is -200; expected seconds, from 0 to 1e+12`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Read(tt.path)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
 			require.Error(t, err)
 			assert.Equal(t, tt.want, strings.ReplaceAll(err.Error(), dir, "DIR"))
 			var re *Error

@@ -16,6 +16,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // RecordDirEnv names the directory where a test's training processes write
@@ -189,12 +190,12 @@ func (r *runState) runGateHook(ctx context.Context, res *FileResult) {
 	})
 	switch {
 	case err != nil:
-		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: %v\n", res.File, err)
+		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: %v\n", textfmt.OneLine(res.File), err)
 	case pr.timedOut:
-		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: timeout after %s\n", res.File, GateHookTimeout)
+		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: timeout after %s\n", textfmt.OneLine(res.File), GateHookTimeout)
 	case pr.interrupted:
-		fmt.Fprintf(o.ErrOut, "[CI Gate] hook interrupted for %s\n", res.File)
+		fmt.Fprintf(o.ErrOut, "[CI Gate] hook interrupted for %s\n", textfmt.OneLine(res.File))
 	case pr.exitCode != 0:
-		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: exit code %d\n", res.File, pr.exitCode)
+		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: exit code %d\n", textfmt.OneLine(res.File), pr.exitCode)
 	}
 }

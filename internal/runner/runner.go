@@ -18,6 +18,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // File is one planned test file.
@@ -380,23 +381,23 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 		// run_suite.py's retry loop never starts then, and the file counts
 		// as failed without a group, a summary line or a child.
 		res.Status = Fail
-		r.printf("\nFAILED: %s was not run: --max-attempts %d allows no attempt\n\n", res.File, attempts)
+		r.printf("\nFAILED: %s was not run: --max-attempts %d allows no attempt\n\n", textfmt.OneLine(res.File), attempts)
 		return
 	}
 	full := filepath.Join(o.Root, res.File)
 	for a := 1; a <= attempts; a++ {
 		if a > 1 {
-			r.printf("\n[CI Retry] Attempt %d/%d for %s\n\n", a, attempts, res.File)
+			r.printf("\n[CI Retry] Attempt %d/%d for %s\n\n", a, attempts, textfmt.OneLine(res.File))
 		}
 		o.Log.Group(fmt.Sprintf("%s  (%d/%d est=%ds attempt=%d)", res.File, i+1, r.n, int(res.EstTime), a))
-		r.printf(".\n.\nBegin (%d/%d):\n%s %s\n.\n.\n\n", i, r.n-1, o.Python, full)
+		r.printf(".\n.\nBegin (%d/%d):\n%s %s\n.\n.\n\n", i, r.n-1, textfmt.OneLine(o.Python), textfmt.OneLine(full))
 
 		env := o.Env
 		recordDir := ""
 		if o.GateBaseDir != "" {
 			recordDir = RecordDir(o.GateBaseDir, res.File, a)
 			if err := os.MkdirAll(recordDir, 0o755); err != nil {
-				fmt.Fprintf(o.ErrOut, "[CI Gate] cannot create the record directory of %s: %v\n", res.File, err)
+				fmt.Fprintf(o.ErrOut, "[CI Gate] cannot create the record directory of %s: %v\n", textfmt.OneLine(res.File), err)
 			}
 			env = append(env[:len(env):len(env)], RecordDirEnv+"="+recordDir)
 		}
@@ -445,7 +446,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			att.Status, att.StartError = Fail, err.Error()
 			res.Attempts = append(res.Attempts, att)
 			res.Status = Fail
-			r.printf("\nFAILED: %s could not be started: %v\n\n", res.File, err)
+			r.printf("\nFAILED: %s could not be started: %v\n\n", textfmt.OneLine(res.File), err)
 			o.Log.EndGroup()
 			o.Log.AttemptSummary(i+1, r.n, res.File, string(Fail), att.Elapsed, nil, nil, retryOf)
 			return
@@ -453,14 +454,14 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			att.Status = Interrupted
 			res.Attempts = append(res.Attempts, att)
 			res.Status = Interrupted
-			r.printf("\nINTERRUPTED: %s\n\n", res.File)
+			r.printf("\nINTERRUPTED: %s\n\n", textfmt.OneLine(res.File))
 			o.Log.EndGroup()
 			return
 		case pr.timedOut:
 			att.Status, att.TimeoutAfter = Timeout, timeout
 			res.Attempts = append(res.Attempts, att)
 			res.Status = Timeout
-			r.printf("\nTIMEOUT: %s after %d seconds\n\n", res.File, timeout)
+			r.printf("\nTIMEOUT: %s after %d seconds\n\n", textfmt.OneLine(res.File), timeout)
 			emit()
 			return
 		}
@@ -473,16 +474,16 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			if recordDir != "" {
 				merged := recordDir + ".merged.jsonl"
 				warn := func(name, reason string) {
-					fmt.Fprintf(o.ErrOut, "[CI Gate] record %s of %s skipped: %s\n", name, res.File, reason)
+					fmt.Fprintf(o.ErrOut, "[CI Gate] record %s of %s skipped: %s\n", textfmt.OneLine(name), textfmt.OneLine(res.File), reason)
 				}
 				if err := MergeRecords(recordDir, merged, warn); err != nil {
-					fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", res.File, err)
+					fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", textfmt.OneLine(res.File), err)
 				} else {
 					res.RecordPath = merged
 				}
 			}
 			if a > 1 {
-				r.printf("\nPASSED on retry (attempt %d): %s\n\n", a, res.File)
+				r.printf("\nPASSED on retry (attempt %d): %s\n\n", a, textfmt.OneLine(res.File))
 			}
 			emit()
 			return
@@ -494,7 +495,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			att.RetryReason = reason
 			if retriable {
 				res.Attempts = append(res.Attempts, att)
-				r.printf("\n[CI Retry] %s failed with %s\n", res.File, reason)
+				r.printf("\n[CI Retry] %s failed with %s\n", textfmt.OneLine(res.File), reason)
 				r.printf("[CI Retry] Waiting %ds before retry...\n\n", o.RetryWaitSeconds)
 				werr := o.Sleep(ctx, waitDuration(o.RetryWaitSeconds))
 				emit()
@@ -504,10 +505,10 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 				}
 				continue
 			}
-			r.printf("\n[CI Retry] %s failed with %s - not retrying\n\n", res.File, reason)
+			r.printf("\n[CI Retry] %s failed with %s - not retrying\n\n", textfmt.OneLine(res.File), reason)
 		}
 		res.Attempts = append(res.Attempts, att)
-		r.printf("\nFAILED: %s returned exit code %d\n\n", res.File, code)
+		r.printf("\nFAILED: %s returned exit code %d\n\n", textfmt.OneLine(res.File), code)
 		emit()
 		return
 	}
@@ -527,14 +528,14 @@ func (r *runState) printSummary(rep *Results) {
 		f := &rep.Files[i]
 		switch f.Status {
 		case Pass:
-			passed = append(passed, f.File)
+			passed = append(passed, textfmt.OneLine(f.File))
 		case NotRun:
 			continue
 		default:
-			failed = append(failed, fmt.Sprintf("%s (%s)", f.File, f.Reason()))
+			failed = append(failed, fmt.Sprintf("%s (%s)", textfmt.OneLine(f.File), f.Reason()))
 		}
 		if result := f.Retried(); result != "" {
-			retried = append(retried, retry{f.File, len(f.Attempts), result})
+			retried = append(retried, retry{textfmt.OneLine(f.File), len(f.Attempts), result})
 		}
 	}
 	verdict := "Success"

@@ -37,3 +37,19 @@ func CountNoun(n int, noun string, plural ...string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// lineBreaks writes CR and LF as the two characters `\r` and `\n`, as the
+// Python runner writes a file name in its per-attempt summary line.
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
+// OneLine returns s as a log line shows a name or other text that comes
+// from outside miles-ci (a test file's path, a diff path, an error): CR
+// and LF written as `\r` and `\n`, so that s never ends its line and
+// never starts one of its own, such as a forged GitHub workflow command
+// ("::error ..."). Nothing else changes: every ordinary name prints as is.
+func OneLine(s string) string {
+	if strings.IndexAny(s, "\r\n") < 0 {
+		return s
+	}
+	return lineBreaks.Replace(s)
+}

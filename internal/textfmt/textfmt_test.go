@@ -10,3 +10,11 @@ func TestColumns_AlignsOnTheWidestName(t *testing.T) {
 	assert.Equal(t, "  a    one\n  bbb  two\n", Columns([]Row{{"a", "one"}, {"bbb", "two"}}, "  "))
 	assert.Equal(t, "", Columns(nil, "  "))
 }
+
+func TestOneLine_WritesLineBreaksAsTwoCharacters(t *testing.T) {
+	assert.Equal(t, `weird\nname.py`, OneLine("weird\nname.py"))
+	assert.Equal(t, `weird\rname.py`, OneLine("weird\rname.py"))
+	assert.Equal(t, `a\r\n::error::x`, OneLine("a\r\n::error::x"))
+	// Only the line breaks: '%', tabs and other text print as they are.
+	assert.Equal(t, "100%name\t\x1b.py", OneLine("100%name\t\x1b.py"))
+}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
 // Version is the only version of the format.
@@ -48,7 +49,8 @@ type file struct {
 // value that is not a number, and a negative, infinite or NaN number.
 func Parse(data []byte) (Timings, error) {
 	var doc file
-	if err := json.Unmarshal(data, &doc); err != nil {
+	// Keys match exactly, as Python's: "Timings" is not "timings".
+	if err := pyfmt.UnmarshalExact(data, &doc); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			// encoding/json's own message names Go types; say it in the

@@ -45,6 +45,8 @@ func TestParse_RejectsWithTheProblem(t *testing.T) {
 		{`{"version": 2, "timings": {}}`, "unsupported version 2; expected 1"},
 		{`{"version": "1"}`, `"version" is a JSON string; expected 1`},
 		{`{"version": 1}`, `no "timings"; expected {"version": 1, "timings": {...}}`},
+		{`{"version": 1, "Timings": {"a": 1}}`, `no "timings"; expected {"version": 1, "timings": {...}}`},
+		{`{"VERSION": 1, "timings": {"a": 1}}`, `no "version"; expected {"version": 1, "timings": {...}}`},
 		{`{"version": 1, "timings": null}`, `"timings" is null; expected an object of file: seconds`},
 		{`{"version": 1, "timings": [1]}`, `"timings" is a JSON array; expected an object of file: seconds`},
 		{`{"version": 1, "timings": {"a": -0.5}}`, `timing of "a" is negative (-0.5); expected seconds >= 0`},

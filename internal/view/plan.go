@@ -17,12 +17,13 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // basisLine says which basis the shards were balanced on, without a
 // newline.
 func basisLine(b *suite.Basis) string {
-	return fmt.Sprintf("Sharded by measured timings from %s (%d of %d files measured)", b.Path, b.Measured, b.Total)
+	return fmt.Sprintf("Sharded by measured timings from %s (%d of %d files measured)", textfmt.OneLine(b.Path), b.Measured, b.Total)
 }
 
 // jsonBasis is the "basis" key of the JSON documents, present only with
@@ -43,7 +44,7 @@ func basisJSON(b *suite.Basis) *jsonBasis {
 
 // rerunLine says what a rerun keeps, without a newline.
 func rerunLine(r *suite.Rerun) string {
-	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, r.Path)
+	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, textfmt.OneLine(r.Path))
 }
 
 // PolicyLine is the first line of a run, without its newline.
@@ -79,14 +80,14 @@ func Plan(w io.Writer, p *suite.Plan) error {
 	if len(p.Skipped) > 0 {
 		fmt.Fprintf(&b, "Skipped %d test(s):\n", len(p.Skipped))
 		for _, t := range p.Skipped {
-			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, skipReason(t))
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", textfmt.OneLine(t.File), skipReason(t))
 		}
 		b.WriteString("\n")
 	}
 
 	switch {
 	case len(p.Tests) == 0 && p.Rerun != nil && p.Rerun.Total > 0:
-		fmt.Fprintf(&b, "Nothing to rerun: every selected test passed in %s\n", p.Rerun.Path)
+		fmt.Fprintf(&b, "Nothing to rerun: every selected test passed in %s\n", textfmt.OneLine(p.Rerun.Path))
 	case len(p.Tests) == 0:
 		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite.Name, p.Policy.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")
@@ -97,7 +98,7 @@ func Plan(w io.Writer, p *suite.Plan) error {
 			if t.Implicit {
 				suffix = " [implicit]"
 			}
-			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pyfmt.Float(t.EstTime), suffix)
+			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", textfmt.OneLine(t.File), pyfmt.Float(t.EstTime), suffix)
 		}
 	}
 	// The Python runner prints the block with print(), which adds one more
@@ -231,7 +232,7 @@ func PartitionFiles(w io.Writer, v *suite.Plan) error {
 	var b strings.Builder
 	for _, s := range v.Shards {
 		for _, t := range s.Tests {
-			b.WriteString(t.File)
+			b.WriteString(textfmt.OneLine(t.File))
 			b.WriteByte('\n')
 		}
 	}
@@ -309,13 +310,13 @@ func Partition(w io.Writer, v *suite.Plan) error {
 			if t.Implicit {
 				suffix += " [implicit]"
 			}
-			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", t.File, pyfmt.Float(t.EstTime), suffix)
+			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", textfmt.OneLine(t.File), pyfmt.Float(t.EstTime), suffix)
 		}
 	}
 	if len(v.Skipped) > 0 {
 		fmt.Fprintf(&b, "\nSkipped %d test(s), reported by every shard:\n", len(v.Skipped))
 		for _, t := range v.Skipped {
-			fmt.Fprintf(&b, "  - %s (reason: %s)\n", t.File, skipReason(t))
+			fmt.Fprintf(&b, "  - %s (reason: %s)\n", textfmt.OneLine(t.File), skipReason(t))
 		}
 	}
 	imbalance := "n/a"
@@ -332,17 +333,13 @@ func Partition(w io.Writer, v *suite.Plan) error {
 	return err
 }
 
-// reasonEscaper escapes the line breaks of a disabled reason, text that a
-// test file chooses: one could otherwise start a line of its own in the
-// plan, such as a forged GitHub workflow command ("::error ..."). Nothing
-// else is escaped, so every other reason prints as Python prints it.
-var reasonEscaper = strings.NewReplacer("\n", `\n`, "\r", `\r`)
-
 // skipReason is what the plan says about a skipped registration: its
 // disabled reason, or "disabled" when it gives none.
 func skipReason(r registry.Registration) string {
 	if r.Disabled == nil || *r.Disabled == "" {
 		return "disabled"
 	}
-	return reasonEscaper.Replace(*r.Disabled)
+	// Text a test file chooses: its line breaks are escaped as the
+	// file's name is, so it cannot start a line of its own.
+	return textfmt.OneLine(*r.Disabled)
 }

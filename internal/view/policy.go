@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -105,9 +107,22 @@ func describePaths(paths []prune.PathClass, indent string) string {
 		case prune.PathSpared:
 			what = "spared by the no-GPU rule " + p.Rule
 		}
-		rows[i] = textfmt.Row{Name: p.Path, Text: what}
+		rows[i] = textfmt.Row{Name: diffPath(p.Path), Text: what}
 	}
 	return textfmt.Columns(rows, indent)
+}
+
+// diffPath shows a path of the PR's diff, text the pull request chooses,
+// as the stage reasons show one: as is, or Go-quoted when it holds a
+// character that is not printable (a line break among them) or begins,
+// after blanks the Actions runner skips, with the "::" of a workflow
+// command, so that it can never end its line or start a command.
+func diffPath(p string) string {
+	if strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) ||
+		strings.HasPrefix(strings.TrimLeftFunc(p, unicode.IsSpace), "::") {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // describeStages writes one line per stage, indented, the reasons aligned.
