@@ -165,7 +165,11 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		c.checkHW(j, inv, s)
-		c.checkShardFlags(j, inv, s)
+		if _, _, dynamic := dynamicMatrix(j); dynamic {
+			c.checkDynamicShardFlags(j, inv, s)
+		} else {
+			c.checkShardFlags(j, inv, s)
+		}
 		if !known {
 			suite, known = s, true
 		}
@@ -176,7 +180,11 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	reportedPolicyNeed := c.checkPolicyNeed(j, policyJobs)
 	c.checkNeeds(j, suite, policyJobs, reportedPolicyNeed)
 	c.checkRunsOn(j, suite)
-	c.checkMatrix(j, suite)
+	if _, _, dynamic := dynamicMatrix(j); dynamic {
+		c.checkDynamicMatrix(j, suite, policyJobs)
+	} else {
+		c.checkMatrix(j, suite)
+	}
 	if suite.Backend != config.CPU {
 		c.checkSkipGuard(j, suite, policyJobs)
 		if suite.Shards > 1 {

@@ -1,0 +1,119 @@
+package lint
+
+import (
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/radixark/miles-ci/internal/config"
+)
+
+// The dynamic form of a stage job's matrix (`miles-ci help migrate`): the
+// policy job's shard_matrix output books only the shards that hold a test,
+// and the job takes its stage's entry of it whole.
+var shardMatrixExpr = regexp.MustCompile(`^\$\{\{\s*fromJSON\(\s*needs\.([A-Za-z0-9_-]+)\.outputs\.shard_matrix\s*\)\s*\[\s*'([^']*)'\s*\]\s*\}\}$`)
+
+// dynamicMatrix returns the key and value of a job's strategy.matrix when
+// it is an expression naming shard_matrix.
+func dynamicMatrix(j *job) (k, v *yaml.Node, ok bool) {
+	k, v = j.get("strategy", "matrix")
+	text, isScalar := scalar(v)
+	if !isScalar || !strings.Contains(text, "shard_matrix") {
+		return nil, nil, false
+	}
+	return k, v, true
+}
+
+// checkDynamicShardFlags: each shard job takes its id, its size and the
+// plan it was booked on from its matrix entry.
+func (c *checker) checkDynamicShardFlags(j *job, inv *invocation, s config.Suite) {
+	for _, f := range []struct{ flag, field string }{
+		{"--auto-partition-id", "partition_id"},
+		{"--auto-partition-size", "partition_size"},
+		{"--expect-plan", "plan"},
+	} {
+		want := f.flag + " ${{ matrix." + f.field + " }}"
+		if f.flag == "--expect-plan" {
+			want = f.flag + "=${{ matrix." + f.field + " }}"
+		}
+		_, vals, has := inv.flag(f.flag)
+		switch {
+		case !has:
+			c.atWord(j, inv, inv.first(), RuleShards, "the matrix of %s comes from shard_matrix, so the command must take its %s from it: add %s",
+				s.Name, f.field, want)
+		case len(vals) == 0 || !vals[0].isExpr() && !strings.Contains(vals[0].text, "${{") || !strings.Contains(vals[0].text, "matrix."+f.field):
+			at := inv.first()
+			got := "nothing"
+			if len(vals) > 0 {
+				at, got = vals[0], vals[0].text
+			}
+			c.atWord(j, inv, at, RuleShards, "%s is %s, but the matrix of %s comes from shard_matrix: write %s", f.flag, got, s.Name, want)
+		}
+	}
+}
+
+// checkDynamicMatrix: the matrix is the job's own stage's entry of the
+// shard_matrix output of a policy job that computes it.
+func (c *checker) checkDynamicMatrix(j *job, s config.Suite, policyJobs []string) {
+	k, v, _ := dynamicMatrix(j)
+	want := "${{ fromJSON(needs." + policyName(policyJobs) + ".outputs.shard_matrix)['" + s.Name + "'] }}"
+	m := shardMatrixExpr.FindStringSubmatch(v.Value)
+	switch {
+	case m == nil:
+		c.atNode(j.wf, k, RuleShards, "the matrix %s is not one stage's entry of shard_matrix: write %s", cut(v.Value), want)
+		return
+	case m[2] != s.Name:
+		c.atNode(j.wf, k, RuleShards, "the matrix takes the shards of %s but the job runs suite %s: write %s", m[2], s.Name, want)
+	}
+	var policy *job
+	for _, pj := range j.wf.jobs {
+		if pj.id == m[1] {
+			policy = pj
+		}
+	}
+	isPolicy := false
+	for _, p := range policyJobs {
+		isPolicy = isPolicy || p == m[1]
+	}
+	if policy == nil || !isPolicy {
+		c.atNode(j.wf, k, RuleShards, "the matrix reads needs.%s.outputs.shard_matrix, but %s is not a job of %s that resolves the CI policy: write %s",
+			m[1], m[1], j.wf.name, want)
+		return
+	}
+	if !needs(j, m[1]) {
+		kn, _ := j.get("needs")
+		c.atNode(j.wf, keyOr(kn, k), RuleShards, "the matrix reads the outputs of %s, which the job does not need: add it to needs", m[1])
+	}
+	if ok, _ := policy.get("outputs", "shard_matrix"); ok == nil {
+		ko, _ := policy.get("outputs")
+		c.atNode(policy.wf, keyOr(ko, policy.key), RuleShards, "job %s does not publish shard_matrix, which %s's matrix reads: add outputs.shard_matrix: ${{ steps.<id>.outputs.shard_matrix }}",
+			m[1], j.id)
+	}
+	for _, inv := range policy.invocations {
+		if inv.kind != resolvePolicy {
+			continue
+		}
+		if _, _, has := inv.flag("--shard-matrix"); !has {
+			c.atWord(policy, inv, inv.first(), RuleShards, "%s's matrix reads shard_matrix, which only miles-ci policy --shard-matrix writes: add --shard-matrix", j.id)
+		}
+	}
+}
+
+// needs reports whether j lists id in its needs.
+func needs(j *job, id string) bool {
+	for _, n := range j.needs() {
+		if n == id {
+			return true
+		}
+	}
+	return false
+}
+
+// cut keeps a value short in a message.
+func cut(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
