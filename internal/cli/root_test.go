@@ -171,7 +171,7 @@ func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
 		{[]string{"sutes"}, exitUsage,
 			"error: unknown command \"sutes\" for \"miles-ci\"\n\nDid you mean this?\n\tsuites\n\nRun 'miles-ci --help' for usage.\n"},
 		{[]string{"run", "--hw", "cpu"}, exitUsage,
-			"error: the following arguments are required: --suite\nRun 'miles-ci run --help' for usage.\n"},
+			"error: the following arguments are required: --suite (or --file FILE alone, to run one registered file)\nRun 'miles-ci run --help' for usage.\n"},
 		{[]string{"partition", "--suite", "stage-a-cpu", "--size", "0"}, exitUsage,
 			"error: --size must be positive, got 0\nRun 'miles-ci partition --help' for usage.\n"},
 		{[]string{"timings", "merge"}, exitUsage,
