@@ -107,6 +107,9 @@ const MaxTimeout = 1<<31 - 1
 type Config struct {
 	// Source names where the configuration came from: "default" or a path.
 	Source string
+	// Overlay is what a file that extends the default changed in it (nil
+	// for a whole configuration).
+	Overlay *Overlay
 
 	Roots         []string
 	Pattern       string
