@@ -37,3 +37,13 @@ func CountNoun(n int, noun string, plural ...string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// Cut is s when it has at most n characters, else its first n followed by
+// "…".
+func Cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
