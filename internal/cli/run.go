@@ -36,7 +36,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		Example: `  miles-ci run --hw cuda --suite stage-c-8-gpu-h100 --labels run-ci-fsdp --list-only
   miles-ci run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 4
   miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json
-  miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
+  PYTHONPATH=$PWD miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
