@@ -36,7 +36,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		Example: `  miles-ci run --hw cuda --suite stage-c-8-gpu-h100 --labels run-ci-fsdp --list-only
   miles-ci run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 4
   miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json
-  miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
+  PYTHONPATH=$PWD miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
@@ -74,7 +74,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		addLabelFlags(fs, &opts.selectionFlags)
 	})
 	addTimingsFlag(fs, &opts.Timings, timingsUsage)
-	flagkind.String(fs, &opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)", flagkind.Path, "py")
+	flagkind.String(fs, &opts.File, "file", "", "run only this registered test `FILE`: as registered, or a path from the working directory below the root (--hw, --suite and the selection flags do not apply)", flagkind.Path, "py")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
 	flagkind.String(fs, &opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)", flagkind.Output, "xml")
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
@@ -90,7 +90,7 @@ func (o *RunOptions) validate() error {
 	if o.File != "" {
 		return o.validateFile()
 	}
-	if err := o.resolve(true); err != nil {
+	if err := o.resolve(true, " (or --file FILE alone, to run one registered file)"); err != nil {
 		return err
 	}
 	if o.partitionIDSet != o.partitionSizeSet {
