@@ -113,6 +113,12 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 // The process is killed when the test ends.
 func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return startRunEnv(t, nil, name, src, stdout, stderr, extra...)
+}
+
+// startRunEnv is startRun with env added to miles-ci's environment.
+func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
 	root := t.TempDir()
 	file := filepath.Join(root, "tests", "fast-gpu", name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
@@ -120,6 +126,7 @@ func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ..
 	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=", "PATH="+testutil.ShellAsPython(t))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
