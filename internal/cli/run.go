@@ -80,7 +80,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
-	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)", flagkind.Path, "json")
+	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the tests that did not pass in `REPORT` (an earlier --json-report of this GPU suite and shard), whichever shard they are in today", flagkind.Path, "json")
 	return cmd
 }
 
@@ -110,6 +110,11 @@ func (o *RunOptions) validate() error {
 	}
 	if o.JSON && !o.ListOnly {
 		return usageErrorf("--json needs --list-only")
+	}
+	if o.RerunFailed != "" && o.HW == string(config.CPU) {
+		// A CPU suite is one pytest process and writes no JSON report:
+		// there is nothing its rerun could read.
+		return usageErrorf("--rerun-failed applies to GPU suites only; a CPU suite (--hw cpu) writes no JSON report to rerun from")
 	}
 	return nil
 }
