@@ -12,20 +12,26 @@ import (
 )
 
 // forceExitAfter bounds how long miles-ci may take to stop after the first
-// SIGINT or SIGTERM. A running suite needs a few seconds (its children get
+// stop signal (see stopSignals). A running suite needs a few seconds (its children get
 // SIGTERM, then SIGKILL three seconds later, then the summary is printed);
 // a command blocked in the kernel, such as opening a FIFO nobody writes to,
 // never looks at its context, and must still end.
 var forceExitAfter = 8 * time.Second
 
+// stopSignals end a run the orderly way: SIGINT (^C), SIGTERM (a job
+// cancelled), SIGHUP (the terminal or the ssh session went away) and SIGQUIT
+// (^\), which would otherwise end Go with a goroutine dump and exit 2 and
+// leave the test's process group running.
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 func main() {
-	// SIGINT and SIGTERM cancel the context instead of killing miles-ci, so
-	// a running suite can stop its children's process groups and print its
+	// A stop signal cancels the context instead of killing miles-ci, so a
+	// running suite can stop its children's process groups and print its
 	// summary before exiting with 128 + the signal. A second signal, or the
 	// first one left unanswered for forceExitAfter, exits at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	go func() {
 		s := <-sigs
 		cancel(&cli.SignalError{Signal: s})

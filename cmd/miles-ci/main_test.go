@@ -51,12 +51,19 @@ mv "$0.tmp" "$0.pids"
 echo started
 exec sleep 600`)
 
+// TestSignal_StopsTheChildGroupAndExits128PlusSignal checks every stop
+// signal: the test's process group is killed, the summary and the report
+// are written, the exit status is 128 + the signal, and SIGQUIT gives no
+// goroutine dump.
 func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			var out bytes.Buffer
-			cmd, file := startRun(t, "test_hang.py", hangingTest, &out, &out, "--enable-retry", "--retry-wait-seconds", "0")
+			report := filepath.Join(t.TempDir(), "r.json")
+			cmd, file := startRun(t, "test_hang.py", hangingTest, &out, &out, "--enable-retry", "--retry-wait-seconds", "0",
+				"--json-report", report)
 
 			var pids []int
 			require.Eventually(t, func() bool {
@@ -87,9 +94,14 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 			assert.Equal(t, 128+int(sig), exit.ExitCode())
 			assert.Contains(t, out.String(), "Test Summary: 0/1 passed")
 			assert.Contains(t, out.String(), "tests/fast-gpu/test_hang.py (interrupted)")
+			assert.NotContains(t, out.String(), "goroutine", "a goroutine dump")
 			for _, p := range pids {
 				assert.False(t, testutil.Alive(p), "process %d outlived miles-ci", p)
 			}
+			data, err := os.ReadFile(report)
+			require.NoError(t, err, "the report was not written")
+			assert.Contains(t, string(data), `"interrupted": true`)
+			assert.Contains(t, string(data), `"status": "INTERRUPTED"`)
 		})
 	}
 }
@@ -101,6 +113,12 @@ func TestSignal_StopsTheChildGroupAndExits128PlusSignal(t *testing.T) {
 // The process is killed when the test ends.
 func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
+	return startRunEnv(t, nil, name, src, stdout, stderr, extra...)
+}
+
+// startRunEnv is startRun with env added to miles-ci's environment.
+func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
 	root := t.TempDir()
 	file := filepath.Join(root, "tests", "fast-gpu", name)
 	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
@@ -108,6 +126,7 @@ func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ..
 	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=", "PATH="+testutil.ShellAsPython(t))
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -45,6 +46,31 @@ func configRun(_ context.Context, f *Factory, opts *ConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, textfmt.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource())
+	if _, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, textfmt.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource()); err != nil {
+		return err
+	}
+	if cfg.Overlay != nil {
+		_, err = fmt.Fprintf(f.Out, "extends the built-in configuration: %s\n", overlayChanges(cfg.Overlay))
+	}
 	return err
+}
+
+// overlayChanges says what a file extending the default changed: the
+// suites it added to the built-in roster or replaced by name, then the
+// sections it replaced whole.
+func overlayChanges(o *config.Overlay) string {
+	var parts []string
+	if len(o.SuitesAdded) > 0 {
+		parts = append(parts, "adds suite "+strings.Join(o.SuitesAdded, ", "))
+	}
+	if len(o.SuitesReplaced) > 0 {
+		parts = append(parts, "replaces suite "+strings.Join(o.SuitesReplaced, ", "))
+	}
+	for _, s := range o.Replaced {
+		parts = append(parts, "replaces "+s+" whole")
+	}
+	if len(parts) == 0 {
+		return "changes nothing"
+	}
+	return strings.Join(parts, "; ")
 }

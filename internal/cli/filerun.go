@@ -56,8 +56,8 @@ Inputs come from the environment; each flag, when given, wins over its variable:
   --image-tag      CI_IMAGE_TAG: the container image tag (empty: dev)
   --source-root    CI_SOURCE_ROOT: the checkout to read registrations from (empty: .)
   --github-output  GITHUB_OUTPUT: the step output file`,
-		Example: `  TEST_FILE=tests/e2e/megatron/test_megatron_tp2.py CI_SOURCE_ROOT=pr-source miles-ci file-run
-  miles-ci file-run --file tests/fast/test_utils.py --image-tag pr-42`,
+		Example: `  TEST_FILE=tests/e2e/short/test_dumper.py CI_SOURCE_ROOT=. miles-ci file-run
+  miles-ci file-run --file tests/e2e/short/test_dumper.py --image-tag pr-42 --source-root .`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.File = changedString(cmd, "file", &flags.file)

@@ -82,7 +82,7 @@ suite's backend. With --id, print that shard's files one per line.`,
 }
 
 func (o *PartitionOptions) validate() error {
-	if err := o.resolve(false); err != nil {
+	if err := o.resolve(false, ""); err != nil {
 		return err
 	}
 	if o.SizeSet && o.Size <= 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/timings"
 	"github.com/radixark/miles-ci/internal/view"
 )
@@ -169,7 +170,9 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	}
 	event, ok := lookup(f, opts.Event, envEventName)
 	if !ok {
-		return policyError(f.ErrOut, errors.New(envEventName+" is not set"))
+		err := policyError(f.ErrOut, errors.New(envEventName+" is not set"))
+		fmt.Fprintf(f.ErrOut, "hint: set %s (or --event) to %s\n", envEventName, policy.EventChoices)
+		return err
 	}
 	trigger := policy.Trigger{
 		Event:           event,
@@ -187,7 +190,11 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	}
 	wf, err := policy.ResolveWorkflow(cfg, trigger)
 	if err != nil {
-		return policyError(f.ErrOut, err)
+		perr := policyError(f.ErrOut, err)
+		if hint := triggerHint(opts, trigger, err); hint != "" {
+			fmt.Fprintf(f.ErrOut, "hint: %s\n", hint)
+		}
+		return perr
 	}
 
 	// Stage pruning runs for every pull request, whatever decided the
@@ -244,6 +251,9 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	}
 	if d.Unusable {
 		fmt.Fprintln(f.Out, msgNoDiff)
+		if !opts.Explain { // the explanation says it
+			fmt.Fprintf(f.ErrOut, "hint: %s\n", diffHint(opts, getInput(f, opts.ChangedFiles, envChangedFiles), diff.Unusable))
+		}
 	}
 	fmt.Fprint(f.Out, lines)
 	fmt.Fprintf(f.Out, "Resolved CI policy: cadence=%s labels=[%s] bypass_fastfail=%s skipped_stages=%s\n",
@@ -288,6 +298,55 @@ func readDiff(read func(string) ([]byte, error), path string) prune.Diff {
 		return prune.Diff{Unusable: fmt.Sprintf("cannot read %s: %v", path, err)}
 	}
 	return prune.DiffOf(data)
+}
+
+// triggerHint names the input a policy error is about, as the user gave it
+// (the flag when given, else the variable), its value (cut) and what it may
+// be: the reference's message names neither. "" for an error with no input.
+func triggerHint(opts *PolicyOptions, t policy.Trigger, err error) string {
+	var pe *policy.Error
+	if !errors.As(err, &pe) || pe.Input == "" {
+		return ""
+	}
+	var flag *string
+	var env, value string
+	switch pe.Input {
+	case policy.InputEvent:
+		flag, env, value = opts.Event, envEventName, t.Event
+	case policy.InputSchedule:
+		flag, env, value = opts.Schedule, envSchedule, t.Schedule
+	case policy.InputPRLabelsJSON:
+		flag, env, value = opts.LabelsJSON, envPRLabelsJSON, t.PRLabelsJSON
+	case policy.InputCadenceOverride:
+		flag, env, value = opts.CadenceOverride, envCadenceOverride, t.CadenceOverride
+	default:
+		return ""
+	}
+	name := env
+	if flag != nil {
+		name = "--" + pe.Input
+		if pe.Input == policy.InputPRLabelsJSON {
+			name = "--labels-json"
+		}
+	}
+	return fmt.Sprintf("%s is %s; expected %s", name, pyfmt.Repr(textfmt.Cut(value, hintValueWidth)), pe.Expected)
+}
+
+// hintValueWidth is how many characters of a bad value a hint quotes.
+const hintValueWidth = 60
+
+// diffHint says why the changed-file diff at path (CHANGED_FILES_PATH or
+// --changed-files) was not used, and how to make one that is.
+func diffHint(opts *PolicyOptions, path, why string) string {
+	name := envChangedFiles
+	if opts.ChangedFiles != nil {
+		name = "--changed-files"
+	}
+	const make = "git diff --name-status -z -M origin/main... > FILE"
+	if path == "" {
+		return fmt.Sprintf("%s names no diff file; to prune, write one with: %s", name, make)
+	}
+	return fmt.Sprintf("%s (%s): %s; to prune, write it with: %s", name, path, why, make)
 }
 
 // shardMatrices is the shard_matrix output: on a pull request, each GPU

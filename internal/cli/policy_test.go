@@ -151,7 +151,11 @@ func TestPolicy_WritesTheFourOutputs(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.output, string(got))
 			assert.Equal(t, tt.stdout, h.out.String())
-			assert.Empty(t, h.err.String())
+			hint := ""
+			if strings.HasPrefix(tt.stdout, msgNoDiff) {
+				hint = "hint: CHANGED_FILES_PATH (changed): the last field does not end in NUL; to prune, write it with: git diff --name-status -z -M origin/main... > FILE\n"
+			}
+			assert.Equal(t, hint, h.err.String(), "stderr")
 			assert.Equal(t, tt.collected, h.collected, "registry collected")
 		})
 	}
@@ -182,6 +186,8 @@ func TestPolicy_FailsOpenOnEveryUnusableDiff(t *testing.T) {
 			h.env["EVENT_NAME"] = "pull_request"
 			h.env["PR_LABELS_JSON"] = `[]`
 			require.NoError(t, h.run(t))
+			assert.Contains(t, h.err.String(), "hint: CHANGED_FILES_PATH ")
+			assert.Contains(t, h.err.String(), "; to prune, write ")
 			assert.Equal(t, msgNoDiff+"\n"+
 				"cadence=regular\nraw_labels=\nbypass_fastfail=false\nskipped_stages=[]\n"+
 				"Resolved CI policy: cadence=regular labels=[] bypass_fastfail=false skipped_stages=[]\n", h.out.String())
@@ -197,14 +203,15 @@ func TestPolicy_ErrorsAreAnnotationsAndWriteNothing(t *testing.T) {
 		regErr error
 		stderr string
 	}{
-		{"EVENT_NAME unset", map[string]string{}, nil, "::error::EVENT_NAME is not set\n"},
-		{"unsupported event", map[string]string{"EVENT_NAME": "push"}, nil, "::error::Unsupported PR Test trigger: push\n"},
-		{"empty event", map[string]string{"EVENT_NAME": ""}, nil, "::error::Unsupported PR Test trigger: \n"},
-		{"unknown cron", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 3 * * *"}, nil, "::error::No CI policy is defined for schedule: 0 3 * * *\n"},
-		{"labels unset", map[string]string{"EVENT_NAME": "pull_request"}, nil, "::error::PR labels were not a JSON string array\n"},
-		{"labels not an array", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `{"labels": []}`}, nil, "::error::PR labels were not a JSON string array\n"},
+		{"EVENT_NAME unset", map[string]string{}, nil, "::error::EVENT_NAME is not set\nhint: set EVENT_NAME (or --event) to pull_request, schedule or workflow_dispatch\n"},
+		{"unsupported event", map[string]string{"EVENT_NAME": "push"}, nil, "::error::Unsupported PR Test trigger: push\nhint: EVENT_NAME is 'push'; expected pull_request, schedule or workflow_dispatch\n"},
+		{"empty event", map[string]string{"EVENT_NAME": ""}, nil, "::error::Unsupported PR Test trigger: \nhint: EVENT_NAME is ''; expected pull_request, schedule or workflow_dispatch\n"},
+		{"unknown cron", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 3 * * *"}, nil, "::error::No CI policy is defined for schedule: 0 3 * * *\nhint: SCHEDULE is '0 3 * * *'; expected one of the configured schedules: '0 15 * * 0-5' (nightly), '0 15 * * 6' (weekly)\n"},
+		{"labels unset", map[string]string{"EVENT_NAME": "pull_request"}, nil, "::error::PR labels were not a JSON string array\nhint: PR_LABELS_JSON is ''; expected a JSON array of strings, such as '[\"run-ci-megatron\"]' or '[]' (in a workflow, toJSON(github.event.pull_request.labels.*.name))\n"},
+		{"labels not an array", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `{"labels": []}`}, nil, "::error::PR labels were not a JSON string array\nhint: PR_LABELS_JSON is '{\"labels\": []}'; expected a JSON array of strings, such as '[\"run-ci-megatron\"]' or '[]' (in a workflow, toJSON(github.event.pull_request.labels.*.name))\n"},
 		{"invalid override", map[string]string{"EVENT_NAME": "workflow_dispatch", "CADENCE_OVERRIDE": "monthly"}, nil,
-			"::error::Unknown CI cadence 'monthly'; expected one of ['nightly', 'regular', 'release', 'weekly']\n"},
+			"::error::Unknown CI cadence 'monthly'; expected one of ['nightly', 'regular', 'release', 'weekly']\n" +
+				"hint: CADENCE_OVERRIDE is 'monthly'; expected nightly, regular, release, weekly, or empty for the trigger's own cadence\n"},
 		{"registry error on a pull request", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`, "CHANGED_FILES_PATH": "changed"},
 			registry.Errors{
 				{File: "tests/e2e/test_broken.py", Line: 3, Msg: "tests/e2e/test_broken.py: est_time is required in register_cuda_ci()"},
@@ -290,7 +297,7 @@ func TestPolicy_AnEmptyEventFlagIsGivenNotMissing(t *testing.T) {
 	empty := ""
 	err := h.run(t, func(o *PolicyOptions) { o.Event = &empty })
 	require.Error(t, err)
-	assert.Equal(t, "::error::Unsupported PR Test trigger: \n", h.err.String())
+	assert.Equal(t, "::error::Unsupported PR Test trigger: \nhint: --event is ''; expected pull_request, schedule or workflow_dispatch\n", h.err.String())
 }
 
 func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
@@ -405,7 +412,7 @@ func TestNewCmdPolicy_UsageErrors(t *testing.T) {
 func TestMain_PolicyMissingEventExitsOne(t *testing.T) {
 	f, out, errOut := suitesFactory(".", map[string]string{})
 	assert.Equal(t, 1, Main([]string{"policy"}, f))
-	assert.Equal(t, "::error::EVENT_NAME is not set\n", errOut.String())
+	assert.Equal(t, "::error::EVENT_NAME is not set\nhint: set EVENT_NAME (or --event) to pull_request, schedule or workflow_dispatch\n", errOut.String())
 	assert.Empty(t, out.String())
 }
 
@@ -454,4 +461,20 @@ func TestPolicy_ExplainSaysWhyTheDiffIsUnreadableAndHowToMakeOne(t *testing.T) {
 	assert.Contains(t, out.String(), "(pruning disabled: cannot read "+missing+": no such file or directory)")
 	assert.True(t, strings.HasSuffix(out.String(),
 		"\nTo prune, set CHANGED_FILES_PATH to a file written by: git diff --name-status -z -M origin/main... > FILE\n"), out.String())
+}
+
+// A diff git wrote without -z is named as such, and the labels' value is
+// cut in the hint.
+func TestPolicy_HintsNameTheInputItsValueAndTheChoices(t *testing.T) {
+	h := &policyHarness{env: map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": "[]", "CHANGED_FILES_PATH": "changed"},
+		files: map[string]string{"changed": "M\tmiles/x.py\nA\tdocs/y.md\n"}}
+	require.NoError(t, h.run(t))
+	assert.Equal(t, "hint: CHANGED_FILES_PATH (changed): the file has no NUL byte, so it was not made with git diff -z; "+
+		"to prune, write it with: git diff --name-status -z -M origin/main... > FILE\n", h.err.String())
+
+	h = &policyHarness{env: map[string]string{"EVENT_NAME": "pull_request"}}
+	long := "[" + strings.Repeat("run-ci-x, ", 20) + "]"
+	require.Error(t, h.run(t, func(o *PolicyOptions) { o.LabelsJSON = &long }))
+	assert.Equal(t, "::error::PR labels were not a JSON string array\nhint: --labels-json is '"+long[:60]+"…'; "+
+		"expected a JSON array of strings, such as '[\"run-ci-megatron\"]' or '[]' (in a workflow, toJSON(github.event.pull_request.labels.*.name))\n", h.err.String())
 }

@@ -29,7 +29,7 @@ func NewCmdReport(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Work with run reports (merge a suite's shard reports, summarize one)",
-		Args:  cobra.NoArgs,
+		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
 	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil))

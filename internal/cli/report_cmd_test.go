@@ -175,8 +175,8 @@ func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testin
 		"tests/e2e/test_c.py":     gpuTest("c", ""),
 		"tests/e2e/test_later.py": gpuTest("later", ""),
 	})
-	// test_later.py is in another suite: today's selection, not the
-	// report, decides what there is to rerun.
+	// test_later.py is in another suite: the report, which does not
+	// list it, decides what there is to rerun.
 	require.NoError(t, os.WriteFile(filepath.Join(root, "tests/e2e/test_later.py"),
 		[]byte(strings.Replace(gpuTest("later", ""), reportSuite, "stage-c-2-gpu-h200", 1)), 0o644))
 	out := t.TempDir()
@@ -192,7 +192,7 @@ func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testin
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, []string{"b"}, ranLog(t, root), "only the file that failed runs again")
 	header := "Partition: full\n" + strings.Repeat("=", 60) + "\n"
-	assert.Contains(t, stdout, header+"Rerunning 1 of 3 file(s) that did not pass in "+first+"\n"+
+	assert.Contains(t, stdout, header+"Rerunning the 1 of 3 file(s) listed in "+first+" that did not pass\n"+
 		"Enabled 1 test(s) (est total 1s):\n  - tests/e2e/test_b.py (est_time=1.0s)\n")
 
 	merged, junitPath := filepath.Join(out, "suite.json"), filepath.Join(out, "suite.xml")
@@ -230,8 +230,8 @@ func TestRunRerunFailed_RerunsOnlyWhatFailedAndMergeShowsTheWholeSuite(t *testin
 	code, stdout, stderr = miles(t, root, nil, runArgs("--rerun-failed", merged)...)
 	require.Equal(t, 0, code, stderr)
 	assert.Nil(t, ranLog(t, root))
-	assert.Contains(t, stdout, "Rerunning 0 of 3 file(s) that did not pass in "+merged+"\n"+
-		"Nothing to rerun: every selected test passed in "+merged+"\n\nNo tests to run. Exiting with success.\n")
+	assert.Contains(t, stdout, "Rerunning the 0 of 3 file(s) listed in "+merged+" that did not pass\n"+
+		"Nothing to rerun: every file "+merged+" lists passed\n\nNo tests to run. Exiting with success.\n")
 }
 
 func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
@@ -258,8 +258,14 @@ func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
 			`error: report "DIR/suite.json" is of suite "stage-c-2-gpu-h200" (cuda), not "` + reportSuite + `" (cuda)`},
 		{"another backend", write("rocm.json", strings.Replace(good, `"cuda"`, `"rocm"`, 1)),
 			`error: report "DIR/rocm.json" is of suite "` + reportSuite + `" (rocm), not "` + reportSuite + `" (cuda)`},
-		{"another shard", write("shard.json", strings.Replace(good, "test_a.py", "test_z.py", 1)),
-			`error: report "DIR/shard.json" lists none of the 2 file(s) this run selects; is it the report of another shard?`},
+		{"a failed file no longer registered", write("gone.json", strings.Replace(good, "test_a.py", "test_z.py", 1)),
+			`error: report "DIR/gone.json" shows "tests/e2e/test_z.py" did not pass, but it is no longer registered in suite ` + reportSuite + `; rerun the whole shard without --rerun-failed`},
+		{"passed, no file", write("empty.json", strings.NewReplacer(`"passed": false`, `"passed": true`, `{"file": "tests/e2e/test_a.py", "status": "FAIL"}`, "").Replace(good)),
+			`error: report "DIR/empty.json" lists no file, but this run selects 2; is it the report of another shard? Rerun without --rerun-failed`},
+		{"failed, no file", write("cut.json", strings.Replace(good, `{"file": "tests/e2e/test_a.py", "status": "FAIL"}`, "", 1)),
+			`error: report "DIR/cut.json" lists no file but did not pass; rerun the whole shard without --rerun-failed`},
+		{"failed, every file passed", write("odd.json", strings.Replace(good, `"FAIL"`, `"PASS"`, 1)),
+			`error: report "DIR/odd.json" did not pass but shows all 1 file(s) it lists passed; rerun the whole shard without --rerun-failed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,6 +279,61 @@ func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
 	code, _, stderr := miles(t, root, nil, runArgs("--rerun-failed=")...)
 	assert.Equal(t, 2, code, "an empty path is a usage error")
 	assert.Contains(t, stderr, "--rerun-failed needs a path, got an empty value")
+}
+
+// TestRunRerunFailed_AFailedFileMovedByNewerTimingsIsRerunByItsShard: on
+// est_time, shard 1 of 2 runs test_b, which fails; newer timings then move
+// test_b to shard 0. Shard 1's rerun still reruns it (and nothing else),
+// and shard 0's rerun, whose report passed, runs nothing: the report, not
+// today's split, decides.
+func TestRunRerunFailed_AFailedFileMovedByNewerTimingsIsRerunByItsShard(t *testing.T) {
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_a.py": gpuTest("a", ""),
+		"tests/e2e/test_b.py": gpuTest("b", passOnceFixed),
+		"tests/e2e/test_c.py": gpuTest("c", ""),
+	})
+	out := t.TempDir()
+	shard := func(id string, extra ...string) []string {
+		return runArgs(append([]string{"--auto-partition-id", id, "--auto-partition-size", "2"}, extra...)...)
+	}
+	report0, report1 := filepath.Join(out, "shard-0.json"), filepath.Join(out, "shard-1.json")
+	code, _, stderr := miles(t, root, nil, shard("0", "--json-report", report0)...)
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = miles(t, root, nil, shard("1", "--json-report", report1)...)
+	require.Equal(t, 1, code, stderr)
+	assert.Equal(t, []string{"a", "c", "b"}, ranLog(t, root), "the fixture: shard 0 runs a and c, shard 1 b")
+
+	moved := filepath.Join(out, "timings.json")
+	require.NoError(t, os.WriteFile(moved, []byte(`{"version": 1, "timings": {"tests/e2e/test_b.py": 100}}`), 0o644))
+	code, stdout, _ := miles(t, root, nil, shard("0", "--timings", moved, "--list-only")...)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "  - tests/e2e/test_b.py", "the fixture: the timings move test_b to shard 0")
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "fixed.marker"), nil, 0o644))
+	require.NoError(t, os.Remove(filepath.Join(root, "ran.log")))
+	code, stdout, stderr = miles(t, root, nil, shard("1", "--timings", moved, "--rerun-failed", report1)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"b"}, ranLog(t, root))
+	assert.Contains(t, stdout, "Rerunning the 1 of 1 file(s) listed in "+report1+
+		" that did not pass (1 now in another shard, rerun here all the same)\n")
+
+	require.NoError(t, os.Remove(filepath.Join(root, "ran.log")))
+	code, stdout, stderr = miles(t, root, nil, shard("0", "--timings", moved, "--rerun-failed", report0)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Nil(t, ranLog(t, root), "shard 0's report passed")
+	assert.Contains(t, stdout, "Nothing to rerun: every file "+report0+" lists passed\n")
+}
+
+// TestRunRerunFailed_OnACPUSuiteIsAUsageError: a CPU suite writes no JSON
+// report, so there is nothing to rerun from; nothing runs.
+func TestRunRerunFailed_OnACPUSuiteIsAUsageError(t *testing.T) {
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", "")})
+	report := filepath.Join(t.TempDir(), "r.json")
+	require.NoError(t, os.WriteFile(report, []byte(`{"version": 1, "suite": "stage-a-cpu", "backend": "cpu", "passed": false, "files": []}`), 0o644))
+	code, stdout, stderr := miles(t, root, nil, "run", "--hw", "cpu", "--suite", "stage-a-cpu", "--rerun-failed", report)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout, "nothing planned, nothing run")
+	assert.Contains(t, stderr, "--rerun-failed applies to GPU suites only; a CPU suite (--hw cpu) writes no JSON report to rerun from\n")
 }
 
 func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/buildinfo"
 	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/suggest"
 )
 
 // Version is stamped by the build (-ldflags "-X ...cli.Version=...", as
@@ -55,6 +57,14 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdReport(f),
 		NewCmdLint(f, nil),
 	)
+	// cobra's completion command is a group too: made here, so that a
+	// mistyped shell (`completion bsh`) is a usage error, not its help.
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args, c.RunE = groupArgs, groupRunE
+		}
+	}
 	complete.Register(root, &f.Root, &f.ConfigPath)
 	addHelpTopics(root)
 	return root
@@ -117,11 +127,30 @@ func isCobraUsageError(_ *cobra.Command, err error) bool {
 // $GITHUB_STEP_SUMMARY`) would pass; with it, an unknown subcommand is
 // cobra's usage error (Args: cobra.NoArgs), and none at all is one too.
 func groupRunE(cmd *cobra.Command, _ []string) error {
+	return usageErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
+}
+
+// groupArgs is the Args of a command that only groups subcommands: an
+// argument is a subcommand cobra did not find, and the error names the
+// nearest one, as cobra does for a mistyped top-level command.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := &UsageError{Msg: fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())}
+	if near, ok := suggest.Closest(args[0], subcommandNames(cmd)); ok {
+		err.Hint = "Did you mean this?\n\t" + near
+	}
+	return err
+}
+
+// subcommandNames are the names of cmd's available subcommands.
+func subcommandNames(cmd *cobra.Command) []string {
 	var names []string
 	for _, sub := range cmd.Commands() {
 		if sub.IsAvailableCommand() {
 			names = append(names, sub.Name())
 		}
 	}
-	return usageErrorf("%s needs a subcommand: %s", cmd.CommandPath(), strings.Join(names, ", "))
+	return names
 }

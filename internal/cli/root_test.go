@@ -171,7 +171,7 @@ func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
 		{[]string{"sutes"}, exitUsage,
 			"error: unknown command \"sutes\" for \"miles-ci\"\n\nDid you mean this?\n\tsuites\n\nRun 'miles-ci --help' for usage.\n"},
 		{[]string{"run", "--hw", "cpu"}, exitUsage,
-			"error: the following arguments are required: --suite\nRun 'miles-ci run --help' for usage.\n"},
+			"error: the following arguments are required: --suite (or --file FILE alone, to run one registered file)\nRun 'miles-ci run --help' for usage.\n"},
 		{[]string{"partition", "--suite", "stage-a-cpu", "--size", "0"}, exitUsage,
 			"error: --size must be positive, got 0\nRun 'miles-ci partition --help' for usage.\n"},
 		{[]string{"timings", "merge"}, exitUsage,
@@ -219,13 +219,36 @@ func TestRoot_NoDiscoveryRootIsAnAnnotationInGitHubActions(t *testing.T) {
 	assert.True(t, strings.HasPrefix(errOut.String(), "::error::no discovery root exists below "), errOut.String())
 }
 
-// A misspelled subcommand of a group (report, timings) is a usage error,
-// not the group's help and exit 0: a typo in a workflow step must fail it.
+// A misspelled subcommand of a group (report, timings, completion) is a
+// usage error, not the group's help and exit 0: a typo in a workflow step
+// must fail it.
 func TestGroups_AnUnknownOrMissingSubcommandIsAUsageError(t *testing.T) {
-	for _, args := range [][]string{{"report", "summry", "r.json"}, {"report"}, {"timings", "merg", "t.json"}, {"timings"}} {
+	for _, args := range [][]string{{"report", "summry", "r.json"}, {"report"}, {"timings", "merg", "t.json"}, {"timings"},
+		{"completion", "bsh"}, {"completion"}} {
 		f, out, errOut := suitesFactory(".", nil)
 		assert.Equal(t, exitUsage, Main(args, f), "%q", args)
 		assert.Empty(t, out.String(), "%q: no help on stdout", args)
 		assert.Contains(t, errOut.String(), "Run 'miles-ci "+args[0]+" --help' for usage.", "%q", args)
 	}
+}
+
+// A mistyped subcommand of a group gets the nearest one, as a mistyped
+// top-level command does.
+func TestGroups_AMistypedSubcommandGetsASuggestion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "summry", "r.json"}, "error: unknown command \"summry\" for \"miles-ci report\"\n\nDid you mean this?\n\tsummary\n\nRun 'miles-ci report --help' for usage.\n"},
+		{[]string{"timings", "mrge"}, "error: unknown command \"mrge\" for \"miles-ci timings\"\n\nDid you mean this?\n\tmerge\n\nRun 'miles-ci timings --help' for usage.\n"},
+		{[]string{"completion", "bsh"}, "error: unknown command \"bsh\" for \"miles-ci completion\"\n\nDid you mean this?\n\tbash\n\nRun 'miles-ci completion --help' for usage.\n"},
+		{[]string{"report", "xyzzy"}, "error: unknown command \"xyzzy\" for \"miles-ci report\"\nRun 'miles-ci report --help' for usage.\n"},
+	} {
+		f, _, errOut := suitesFactory(".", nil)
+		assert.Equal(t, exitUsage, Main(tc.args, f), "%q", tc.args)
+		assert.Equal(t, tc.want, errOut.String(), "%q", tc.args)
+	}
+	f, out, errOut := suitesFactory(".", nil)
+	require.Equal(t, 0, Main([]string{"completion", "bash"}, f), errOut.String())
+	assert.Contains(t, out.String(), "bash completion")
 }

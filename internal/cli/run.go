@@ -36,7 +36,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		Example: `  miles-ci run --hw cuda --suite stage-c-8-gpu-h100 --labels run-ci-fsdp --list-only
   miles-ci run --hw cpu --suite stage-a-cpu --auto-partition-id 0 --auto-partition-size 4
   miles-ci run --hw cuda --suite stage-b-2-gpu-h200 --nightly --list-only --json
-  miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
+  PYTHONPATH=$PWD miles-ci run --file tests/e2e/short/test_dumper.py --json-report report.json`,
 		// Flags are parsed by parseOwnFlags so that --labels can take zero
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
@@ -74,7 +74,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		addLabelFlags(fs, &opts.selectionFlags)
 	})
 	addTimingsFlag(fs, &opts.Timings, timingsUsage)
-	flagkind.String(fs, &opts.File, "file", "", "run only this registered test `FILE`, as registered (--hw, --suite and the selection flags do not apply)", flagkind.Path, "py")
+	flagkind.String(fs, &opts.File, "file", "", "run only this registered test `FILE`: as registered, or a path from the working directory below the root (--hw, --suite and the selection flags do not apply)", flagkind.Path, "py")
 	fs.BoolVar(&opts.JSON, "json", false, "with --list-only: print the plan as JSON only")
 	flagkind.String(fs, &opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)", flagkind.Output, "xml")
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
@@ -82,7 +82,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
 	// An empty digest checks nothing: a matrix of every shard carries none.
 	flagkind.EmptyOK(flagkind.String(fs, &opts.ExpectPlan, "expect-plan", "", "stop with exit status 4 unless the stage plan is `DIGEST`, the plan policy --shard-matrix gave this shard (\"\" checks nothing)", flagkind.Text))
-	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the selected tests that did not pass in `REPORT` (an earlier --json-report of this suite)", flagkind.Path, "json")
+	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the tests that did not pass in `REPORT` (an earlier --json-report of this GPU suite and shard), whichever shard they are in today", flagkind.Path, "json")
 	return cmd
 }
 
@@ -92,7 +92,7 @@ func (o *RunOptions) validate() error {
 	if o.File != "" {
 		return o.validateFile()
 	}
-	if err := o.resolve(true); err != nil {
+	if err := o.resolve(true, " (or --file FILE alone, to run one registered file)"); err != nil {
 		return err
 	}
 	if o.partitionIDSet != o.partitionSizeSet {
@@ -115,6 +115,11 @@ func (o *RunOptions) validate() error {
 	}
 	if o.ExpectPlan != "" && !o.PartitionSet {
 		return usageErrorf("--expect-plan checks the plan of a shard: give --auto-partition-id and --auto-partition-size too")
+	}
+	if o.RerunFailed != "" && o.HW == string(config.CPU) {
+		// A CPU suite is one pytest process and writes no JSON report:
+		// there is nothing its rerun could read.
+		return usageErrorf("--rerun-failed applies to GPU suites only; a CPU suite (--hw cpu) writes no JSON report to rerun from")
 	}
 	return nil
 }

@@ -136,7 +136,7 @@ func TestRunFile_TheFileIsTheSelection(t *testing.T) {
 	for file, want := range map[string]string{
 		"tests/e2e/test_disabled.py": "error: tests/e2e/test_disabled.py is disabled: flaky, see #1\n",
 		"tests/e2e/test_amd.py":      "error: tests/e2e/test_amd.py is registered only for ROCm (stage-c-4-gpu-mi350); /rerun-test supports CPU and CUDA\n",
-		"./tests/e2e/test_amd.py":    "error: ./tests/e2e/test_amd.py has no CI registration; /rerun-test runs only registered test files\n",
+		"./tests/e2e/test_amd.py":    "error: tests/e2e/test_amd.py is registered only for ROCm (stage-c-4-gpu-mi350); /rerun-test supports CPU and CUDA\n",
 	} {
 		status, out, stderr := runFileMain(root, nil, file)
 		assert.Equal(t, 1, status, file)
@@ -171,5 +171,46 @@ func TestNewCmdRun_FileFlag(t *testing.T) {
 		var usage *UsageError
 		require.ErrorAs(t, err, &usage, "%v", tc.args)
 		assert.Contains(t, usage.Msg, tc.want, "%v", tc.args)
+	}
+}
+
+// run --file takes the path as a shell gives it: as registered, with a
+// leading ./, absolute, or relative to a working directory below the root.
+// A path naming no file says so, apart from a file that is not registered.
+func TestRunFile_ThePathAsAShellGivesIt(t *testing.T) {
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_a.py":   "register_cuda_ci(est_time=60, suite='stage-c-8-gpu-h100', labels=['megatron'])\n",
+		"tests/e2e/helper.py":   "x = 1\n",
+		"tests/e2e/sub/keep.py": "x = 1\n",
+	})
+	root, err := filepath.EvalSymlinks(root)
+	require.NoError(t, err)
+	const header = "File run: tests/e2e/test_a.py\n"
+	for _, tc := range []struct{ cwd, arg string }{
+		{root, "tests/e2e/test_a.py"},
+		{root, "./tests/e2e/test_a.py"},
+		{root, "tests/e2e/../e2e/test_a.py"},
+		{"/", filepath.Join(root, "tests/e2e/test_a.py")},
+		{filepath.Join(root, "tests/e2e"), "test_a.py"},
+		{filepath.Join(root, "tests/e2e/sub"), "../test_a.py"},
+		{"/", "tests/e2e/test_a.py"}, // relative to the root, from anywhere
+	} {
+		t.Chdir(tc.cwd)
+		status, out, stderr := runFileMain(root, nil, tc.arg, "--list-only")
+		assert.Equal(t, 0, status, "%+v: %s", tc, stderr)
+		assert.Contains(t, out, header, "%+v", tc)
+	}
+
+	t.Chdir(filepath.Join(root, "tests"))
+	for arg, want := range map[string]string{
+		"e2e/helper.py":      "error: tests/e2e/helper.py has no CI registration; /rerun-test runs only registered test files\n",
+		"e2e/test_gone.py":   "error: --file e2e/test_gone.py: no such file (looked for " + root + "/e2e/test_gone.py and " + root + "/tests/e2e/test_gone.py)\n",
+		"../../elsewhere.py": "error: --file ../../elsewhere.py is not below the repository root " + root + "\n",
+		"/etc/passwd":        "error: --file /etc/passwd is not below the repository root " + root + "\n",
+	} {
+		status, out, stderr := runFileMain(root, nil, arg, "--list-only")
+		assert.Equal(t, 1, status, arg)
+		assert.Equal(t, want, stderr, arg)
+		assert.Empty(t, out, arg)
 	}
 }

@@ -138,8 +138,9 @@ func TestNewCmdRun_UsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"missing hw and suite", nil, "the following arguments are required: --hw, --suite"},
-		{"missing suite", []string{"--hw", "cpu"}, "the following arguments are required: --suite"},
+		{"missing hw and suite", nil, "the following arguments are required: --hw, --suite (or --file FILE alone, to run one registered file)"},
+		{"missing suite", []string{"--hw", "cpu"}, "the following arguments are required: --suite (or --file FILE alone, to run one registered file)"},
+		{"missing hw only", []string{"--suite", "s"}, "the following arguments are required: --hw"},
 		{"bad hw", []string{"--hw", "tpu", "--suite", "s"}, "argument --hw: invalid choice: 'tpu' (choose from 'cpu', 'cuda', 'rocm')"},
 		{"bad cadence", append(base, "--cadence", "monthly"), "argument --cadence: invalid choice: 'monthly' (choose from 'nightly', 'regular', 'release', 'weekly')"},
 		{"nightly then cadence", append(base, "--nightly", "--cadence", "weekly"), "argument --cadence: not allowed with argument --nightly"},
@@ -158,7 +159,7 @@ func TestNewCmdRun_UsageErrors(t *testing.T) {
 		{"unknown flag", append(base, "--bogus"), "unrecognized arguments: --bogus"},
 		{"unknown flags and values together", append(base, "--bogus=1", "x", "-y"), "unrecognized arguments: --bogus=1 x -y"},
 		{"a double dash", append(base, "--list-only", "--", "x"), "unrecognized arguments: -- x"},
-		{"required flags before unrecognized arguments", []string{"--", "--hw", "cuda"}, "the following arguments are required: --hw, --suite"},
+		{"required flags before unrecognized arguments", []string{"--", "--hw", "cuda"}, "the following arguments are required: --hw, --suite (or --file FILE alone, to run one registered file)"},
 		{"a value for a flag that takes none", append(base, "--list-only=false"), "argument --list-only: ignored explicit argument 'false'"},
 		{"an ambiguous prefix", append(base, "--auto-partition", "1"), "ambiguous option: --auto-partition could match --auto-partition-id, --auto-partition-size"},
 		{"an int with a double underscore", append(base, "--max-attempts", "1__0"), "argument --max-attempts: invalid int value: '1__0'"},

@@ -80,8 +80,10 @@ func addTimingsFlag(fs *pflag.FlagSet, p *string, usage string) {
 
 // resolve checks what pflag cannot, in argparse's order: the two cadence
 // flags together, the required flags, then the unrecognized arguments. It
-// leaves the effective cadence in s.Cadence.
-func (s *selectionFlags) resolve(hwRequired bool) error {
+// leaves the effective cadence in s.Cadence. orElse, when not empty, is
+// added to argparse's line when --suite is missing: the other way of
+// saying what to run (run's --file), which run_suite.py did not have.
+func (s *selectionFlags) resolve(hwRequired bool, orElse string) error {
 	if err := argparse.Exclusive(s.cadenceOrder); err != nil {
 		return asUsage(err)
 	}
@@ -93,7 +95,12 @@ func (s *selectionFlags) resolve(hwRequired bool) error {
 		missing = append(missing, "--suite")
 	}
 	if err := argparse.Required(missing...); err != nil {
-		return asUsage(err)
+		err = asUsage(err)
+		var u *UsageError
+		if !s.suiteSet && orElse != "" && errors.As(err, &u) {
+			u.Msg += orElse
+		}
+		return err
 	}
 	if err := argparse.Unrecognized(s.extras); err != nil {
 		return asUsage(err)

@@ -24,7 +24,7 @@ func NewCmdTimings(f *Factory, runF func(*TimingsMergeOptions) error) *cobra.Com
 	cmd := &cobra.Command{
 		Use:   "timings",
 		Short: "Work with measured-timings files (merge the shards' files into one)",
-		Args:  cobra.NoArgs,
+		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
 	opts := &TimingsMergeOptions{}

@@ -115,6 +115,9 @@ type Config struct {
 	// repository root when the file is inside it (Load sets it); empty,
 	// Source stands.
 	shownAs string
+	// Overlay is what a file that extends the default changed in it (nil
+	// for a whole configuration).
+	Overlay *Overlay
 
 	Roots         []string
 	Pattern       string

@@ -409,9 +409,13 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
 		{"target minutes zero", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 0", 1) },
 			`ci.yaml:12: suite "unit" has target_minutes "0"; expected a positive number of minutes`},
-		{"target minutes a word", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: soon", 1) },
+		{"target minutes a word", func(s string) string {
+			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: soon", 1)
+		},
 			`ci.yaml:12: suite "unit" has target_minutes "soon"; expected a positive number of minutes`},
-		{"target minutes infinite", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: .inf", 1) },
+		{"target minutes infinite", func(s string) string {
+			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: .inf", 1)
+		},
 			`ci.yaml:12: suite "unit" has target_minutes ".inf"; expected a positive number of minutes`},
 		{"shards not whole", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 1.9", 1) },
 			`ci.yaml:11: suite "unit" has shards "1.9"; expected a whole number of at least 1`},
@@ -534,4 +538,86 @@ func TestLoad_ExtendingTheDefaultKeepsTheBuiltInLabelsAndSaysSo(t *testing.T) {
 	assert.Equal(t, Default().KnownLabels(), c.KnownLabels())
 	assert.Equal(t, "miles-ci's built-in list", c.LabelsSource())
 	assert.NotContains(t, c.NewLabelHint(), ".miles-ci.yaml")
+}
+
+// An overlay's suites section merges into the built-in roster by suite
+// name: a built-in name replaces that suite, a new one is added, and every
+// other built-in suite stays.
+func TestParse_ExtendsDefaultMergesSuitesByName(t *testing.T) {
+	doc := `extends: default
+suites:
+  cuda:
+    - name: stage-c-8-gpu-b200
+      runs_on: [b200, 8gpu]
+    - name: stage-c-8-gpu-h100
+      runs_on: [h100, 8gpu]
+      shards: 5
+  rocm:
+    - name: stage-b-cpu
+      runs_on: [mi350]
+`
+	c, err := Parse("ci.yaml", []byte(doc))
+	require.NoError(t, err)
+	def := Default()
+	names := func(cfg *Config) []string {
+		var out []string
+		for _, s := range cfg.Suites {
+			out = append(out, string(s.Backend)+":"+s.Name)
+		}
+		return out
+	}
+	got := names(c)
+	assert.Len(t, got, len(def.Suites)+1, "one suite added; none dropped")
+	for _, n := range names(def) {
+		if n != "cpu:stage-b-cpu" {
+			assert.Contains(t, got, n)
+		}
+	}
+	assert.Contains(t, got, "cuda:stage-c-8-gpu-b200")
+	assert.Contains(t, got, "rocm:stage-b-cpu", "a suite of a built-in name may move to another backend")
+	assert.NotContains(t, got, "cpu:stage-b-cpu")
+	h100, ok := c.Suite("stage-c-8-gpu-h100")
+	require.True(t, ok)
+	assert.Equal(t, 5, h100.Shards, "the file's suite replaces the built-in one")
+	defH100, _ := def.Suite("stage-c-8-gpu-h100")
+	cuda := func(list []string) (out []string) {
+		for _, n := range list {
+			if strings.HasPrefix(n, "cuda:") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, append(cuda(names(def)), "cuda:stage-c-8-gpu-b200"), cuda(got), "replaced in its place, the new one last")
+	assert.NotEqual(t, defH100.Shards, h100.Shards)
+	require.NotNil(t, c.Overlay)
+	assert.Equal(t, []string{"stage-c-8-gpu-b200"}, c.Overlay.SuitesAdded)
+	assert.Equal(t, []string{"stage-c-8-gpu-h100", "stage-b-cpu"}, c.Overlay.SuitesReplaced)
+	assert.Equal(t, []string(nil), c.Overlay.Replaced)
+
+	c, err = Parse("ci.yaml", []byte("extends: default\nno_gpu_paths: [\"docs/**\"]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, &Overlay{Replaced: []string{"no_gpu_paths"}}, c.Overlay)
+	c, err = Parse("ci.yaml", DefaultYAML())
+	require.NoError(t, err)
+	assert.Nil(t, c.Overlay, "a whole configuration is no overlay")
+}
+
+// The merged roster is checked as a whole, each problem on the file's line.
+func TestParse_ExtendsDefaultSuitesErrorsNameTheFileLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"a name twice in the file", "extends: default\nsuites:\n  cuda:\n    - name: stage-c-8-gpu-h100\n    - name: stage-c-8-gpu-h100\n",
+			`ci.yaml:5: suite "stage-c-8-gpu-h100" appears twice under cuda`},
+		{"a new name twice in the file", "extends: default\nsuites:\n  cuda:\n    - name: x\n  cpu:\n    - name: x\n",
+			`ci.yaml:4: suite "x" is listed under both cpu and cuda`},
+		{"an unknown backend", "extends: default\nsuites:\n  tpu:\n    - name: x\n", `ci.yaml:3: unknown key "tpu" in suites`},
+		{"not a list", "extends: default\nsuites:\n  cuda: stage-x\n", `ci.yaml:3: suites.cuda must be a list of suites`},
+		{"a suite without a name", "extends: default\nsuites:\n  cuda:\n    - runs_on: [x]\n", `ci.yaml:4: a suite has no name`},
+	} {
+		_, err := Parse("ci.yaml", []byte(tc.doc))
+		require.Error(t, err, tc.name)
+		assert.Contains(t, err.Error(), tc.want, tc.name)
+	}
 }

@@ -191,6 +191,9 @@ type parser struct {
 	// labelsBuiltIn: the file extends the default and has no labels
 	// section, so the labels are the built-in configuration's.
 	labelsBuiltIn bool
+	// overlay is what a file extending the default changed (nil without
+	// extends).
+	overlay *Overlay
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -228,7 +231,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn}
+	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn, Overlay: p.overlay}
 	if err := p.top(top, c); err != nil {
 		return nil, err
 	}
@@ -240,8 +243,9 @@ func Parse(name string, data []byte) (*Config, error) {
 const extendsDefault = "default"
 
 // extend resolves `extends: default`: the sections the file holds replace
-// the built-in configuration's whole, and the others are the built-in ones
-// (labels and labels_file count as one section). The file's own nodes keep
+// the built-in configuration's whole, but for suites, merged by suite name
+// (see mergeSuites), and the others are the built-in ones (labels and
+// labels_file count as one section). The file's own nodes keep
 // their lines for messages; no section is checked against another, so a
 // built-in one, valid alone, never fails in a file's name. A document without `extends` is returned as it
 // is.
@@ -280,12 +284,122 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 	}
 	p.labelsBuiltIn = !own["labels"]
 	def := base.Content[0]
+	p.overlay = &Overlay{}
+	for i := 0; i+1 < len(merged.Content); i += 2 {
+		key := merged.Content[i].Value
+		if key != "suites" {
+			p.overlay.Replaced = append(p.overlay.Replaced, key)
+			continue
+		}
+		for j := 0; j+1 < len(def.Content); j += 2 {
+			if def.Content[j].Value == "suites" {
+				merged.Content[i+1] = p.mergeSuites(def.Content[j+1], merged.Content[i+1])
+			}
+		}
+	}
 	for i := 0; i+1 < len(def.Content); i += 2 {
 		if !own[def.Content[i].Value] {
 			merged.Content = append(merged.Content, def.Content[i], def.Content[i+1])
 		}
 	}
 	return merged, nil
+}
+
+// Overlay is what a file that extends the default changed in it.
+type Overlay struct {
+	// Replaced lists the sections the file replaced whole, in its order.
+	Replaced []string
+	// SuitesAdded and SuitesReplaced list the suites of the file's suites
+	// section, by name in its order, that the built-in roster did not have
+	// and that replaced the built-in suite of that name.
+	SuitesAdded, SuitesReplaced []string
+}
+
+// mergeSuites merges an overlay's suites section into the built-in one by
+// suite name: a suite of the built-in name replaces that suite (in its
+// place, or moved to the end of another backend's list), any other is added
+// at the end of its backend's list; the rest of the roster stays. A section
+// of another shape is returned as it is, for the checks to name its line.
+func (p *parser) mergeSuites(def, own *yaml.Node) *yaml.Node {
+	if def.Kind != yaml.MappingNode || own.Kind != yaml.MappingNode {
+		return own
+	}
+	for i := 1; i < len(own.Content); i += 2 {
+		if own.Content[i].Kind != yaml.SequenceNode {
+			return own
+		}
+	}
+	merged := &yaml.Node{Kind: yaml.MappingNode, Tag: own.Tag, Line: own.Line, Column: own.Column}
+	lists := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(def.Content); i += 2 {
+		list := *def.Content[i+1]
+		list.Content = append([]*yaml.Node(nil), list.Content...)
+		lists[def.Content[i].Value] = &list
+		merged.Content = append(merged.Content, def.Content[i], &list)
+	}
+	// where finds the built-in suite of a name not replaced yet: the
+	// first suite of that name in the file replaces it; a second is added,
+	// for the checks to refuse as a suite listed twice.
+	builtIn := map[string]*yaml.Node{}
+	for _, list := range lists {
+		for _, e := range list.Content {
+			if name := suiteName(e); name != "" {
+				builtIn[name] = list
+			}
+		}
+	}
+	where := func(name string) (*yaml.Node, int) {
+		list := builtIn[name]
+		if list == nil {
+			return nil, -1
+		}
+		delete(builtIn, name)
+		for k, e := range list.Content {
+			if suiteName(e) == name {
+				return list, k
+			}
+		}
+		return nil, -1
+	}
+	for i := 0; i+1 < len(own.Content); i += 2 {
+		key, list := own.Content[i], own.Content[i+1]
+		into, ok := lists[key.Value]
+		if !ok {
+			// Not a backend of the roster: kept for the checks to refuse.
+			into = &yaml.Node{Kind: yaml.SequenceNode, Tag: list.Tag, Line: list.Line, Column: list.Column}
+			lists[key.Value] = into
+			merged.Content = append(merged.Content, key, into)
+		}
+		for _, e := range list.Content {
+			name := suiteName(e)
+			if from, k := where(name); from != nil {
+				p.overlay.SuitesReplaced = append(p.overlay.SuitesReplaced, name)
+				if from == into {
+					into.Content[k] = e
+					continue
+				}
+				from.Content = append(from.Content[:k:k], from.Content[k+1:]...)
+			} else if name != "" {
+				p.overlay.SuitesAdded = append(p.overlay.SuitesAdded, name)
+			}
+			into.Content = append(into.Content, e)
+		}
+	}
+	return merged
+}
+
+// suiteName is the name of a suite entry of the YAML roster ("" when it
+// has none the checks would accept).
+func suiteName(e *yaml.Node) string {
+	if e.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(e.Content); i += 2 {
+		if e.Content[i].Value == "name" && e.Content[i+1].Kind == yaml.ScalarNode {
+			return e.Content[i+1].Value
+		}
+	}
+	return ""
 }
 
 // yamlError turns yaml.v3's "yaml: line N: msg" into our one-line form.

@@ -48,8 +48,22 @@ type Policy struct {
 }
 
 // Error is a policy the inputs cannot resolve to; its message is exactly the
-// Python reference's.
-type Error struct{ Msg string }
+// Python reference's. Input, when set, names the trigger input at fault
+// (InputEvent, ...) and Expected what it may be, for a hint the reference
+// does not give.
+type Error struct {
+	Msg      string
+	Input    string
+	Expected string
+}
+
+// The trigger inputs an Error may name (Trigger's fields).
+const (
+	InputEvent           = "event"
+	InputSchedule        = "schedule"
+	InputPRLabelsJSON    = "labels"
+	InputCadenceOverride = "cadence-override"
+)
 
 func (e *Error) Error() string { return e.Msg }
 

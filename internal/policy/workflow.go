@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -56,13 +57,41 @@ func Adapt(cfg *config.Config, t Trigger) (Adapted, error) {
 	case t.Event == EventSchedule:
 		cadence, ok := cfg.Schedules[t.Schedule]
 		if !ok {
-			return Adapted{}, &Error{Msg: "No CI policy is defined for schedule: " + t.Schedule}
+			return Adapted{}, &Error{Msg: "No CI policy is defined for schedule: " + t.Schedule,
+				Input: InputSchedule, Expected: scheduleChoices(cfg)}
 		}
 		return Adapted{Cadence: cadence, RawLabels: []string{}}, nil
 	case t.Event == EventWorkflowDispatch:
 		return Adapted{Cadence: Regular, RawLabels: []string{}}, nil
 	}
-	return Adapted{}, &Error{Msg: "Unsupported PR Test trigger: " + t.Event}
+	return Adapted{}, &Error{Msg: "Unsupported PR Test trigger: " + t.Event, Input: InputEvent, Expected: EventChoices}
+}
+
+// EventChoices are the workflow events Adapt understands, as a hint says
+// them.
+const EventChoices = EventPullRequest + ", " + EventSchedule + " or " + EventWorkflowDispatch
+
+// scheduleChoices are the configured schedules, as a hint says them.
+func scheduleChoices(cfg *config.Config) string {
+	crons := make([]string, 0, len(cfg.Schedules))
+	for c := range cfg.Schedules {
+		crons = append(crons, c)
+	}
+	slices.Sort(crons)
+	if len(crons) == 0 {
+		return "no schedule: the configuration has none"
+	}
+	for i, c := range crons {
+		crons[i] = "'" + c + "' (" + cfg.Schedules[c] + ")"
+	}
+	return "one of the configured schedules: " + strings.Join(crons, ", ")
+}
+
+// labelsError is the error of every PR_LABELS_JSON that is not a JSON
+// array of strings.
+func labelsError() error {
+	return &Error{Msg: errLabelsJSON, Input: InputPRLabelsJSON,
+		Expected: `a JSON array of strings, such as '["run-ci-megatron"]' or '[]' (in a workflow, toJSON(github.event.pull_request.labels.*.name))`}
 }
 
 // errLabelsJSON is the one message for every PR_LABELS_JSON that is not a
@@ -86,21 +115,21 @@ func KeptPRLabels(src string) ([]string, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &Error{Msg: errLabelsJSON}
+		return nil, labelsError()
 	}
 	// Only whitespace may follow the value.
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &Error{Msg: errLabelsJSON}
+		return nil, labelsError()
 	}
 	items, ok := v.([]any)
 	if !ok {
-		return nil, &Error{Msg: errLabelsJSON}
+		return nil, labelsError()
 	}
 	kept := []string{}
 	for _, item := range items {
 		s, ok := item.(string)
 		if !ok {
-			return nil, &Error{Msg: errLabelsJSON}
+			return nil, labelsError()
 		}
 		if IsWorkflowOnly(s) || IsSafeRunCILabel(s) {
 			kept = append(kept, s)
@@ -145,6 +174,11 @@ func ResolveWorkflow(cfg *config.Config, t Trigger) (Workflow, error) {
 	}
 	p, warnings, err := Resolve(cfg, a.Cadence, a.RawLabels)
 	if err != nil {
+		var pe *Error
+		if a.Overridden && !ValidCadence(a.Cadence) && errors.As(err, &pe) {
+			pe.Input = InputCadenceOverride
+			pe.Expected = strings.Join(config.Cadences, ", ") + ", or empty for the trigger's own cadence"
+		}
 		return Workflow{}, err
 	}
 	return Workflow{Adapted: a, Policy: p, Warnings: warnings}, nil

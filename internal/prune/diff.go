@@ -35,13 +35,16 @@ func unusable(reason string) error { return &UnusableError{Reason: reason} }
 // ParseDiff parses the NUL-separated output of
 // `git diff --name-status -z -M`. Every field ends in NUL; each entry is a
 // status matching ^(?:[ADMTUXB]|[RC][0-9]{1,3})$ followed by one path, or two
-// for R and C. Empty input, a missing final NUL, invalid UTF-8, a bad status
+// for R and C. Empty input, no NUL at all (a diff made without -z), a
+// missing final NUL, invalid UTF-8, a bad status
 // and a missing or empty path all make the diff unusable (*UnusableError).
 // A usable diff has at least one entry.
 func ParseDiff(data []byte) ([]Entry, error) {
 	switch {
 	case len(data) == 0:
 		return nil, unusable("the file is empty")
+	case bytes.IndexByte(data, 0) < 0:
+		return nil, unusable("the file has no NUL byte, so it was not made with git diff -z")
 	case data[len(data)-1] != 0:
 		return nil, unusable("the last field does not end in NUL")
 	case !utf8.Valid(data):

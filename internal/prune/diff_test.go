@@ -46,7 +46,7 @@ func TestParseDiff_FailsOpen(t *testing.T) {
 	}{
 		{"empty file", "", "the file is empty"},
 		{"no trailing NUL", "M\x00docs/a.md", "the last field does not end in NUL"},
-		{"newline instead of NUL", "M\tdocs/a.md\n", "the last field does not end in NUL"},
+		{"newline instead of NUL", "M\tdocs/a.md\n", "the file has no NUL byte, so it was not made with git diff -z"},
 		{"invalid UTF-8", "M\x00docs/\xff.md\x00", "the file is not valid UTF-8"},
 		{"an encoded surrogate is not UTF-8", "M\x00\xed\xa0\x80\x00", "the file is not valid UTF-8"},
 		{"an overlong encoding is not UTF-8", "M\x00\xc0\xaf\x00", "the file is not valid UTF-8"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -137,6 +138,16 @@ func collectFile(root, file string, cfg *config.Config, names map[string]bool, b
 // collection machinery independently of the reader.
 var readCalls = pysrc.ReadCalls
 
+// syntaxMessage is "invalid syntax: " and the parser's message, which is
+// said once when it is itself "invalid syntax" or starts with it.
+func syntaxMessage(msg string) string {
+	const prefix = "invalid syntax"
+	if msg == prefix || strings.HasPrefix(msg, prefix+" ") || strings.HasPrefix(msg, prefix+".") {
+		return msg
+	}
+	return prefix + ": " + msg
+}
+
 // FileRegistrations applies the argument rules and per-file rules to the
 // text of one test file; file is its repository-relative path. names are
 // the register function names to look for (nil: those of cfg).
@@ -151,7 +162,7 @@ func FileRegistrations(file string, src []byte, cfg *config.Config, names map[st
 	if err != nil {
 		var se *pysrc.SyntaxError
 		if errors.As(err, &se) {
-			return nil, &FileError{File: file, Line: se.Line, Msg: fmt.Sprintf("%s:%d: invalid syntax: %s", file, se.Line, se.Msg)}
+			return nil, &FileError{File: file, Line: se.Line, Msg: fmt.Sprintf("%s:%d: %s", file, se.Line, syntaxMessage(se.Msg))}
 		}
 		return nil, &FileError{File: file, Msg: fmt.Sprintf("%s: cannot read the file's Python source: %v", file, err)}
 	}

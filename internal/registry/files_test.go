@@ -36,10 +36,12 @@ func TestCollectFiles_BadSourceIsAnErrorNamingFileAndLine(t *testing.T) {
 		{"unclosed call", "register_cpu_ci(1, 'stage-b-cpu'\n", "tests/e2e/test_x.py:1: invalid syntax: "},
 		{"unterminated string far from the call", "register_cpu_ci(1, 'stage-b-cpu')\n\n\n\nx = 'oops\n", "tests/e2e/test_x.py:5: invalid syntax: "},
 		{"NUL byte", "register_cpu_ci(1, 'stage-b-cpu')\n\x00\n", "tests/e2e/test_x.py:2: invalid syntax: "},
+		{"a missing comma", "register_cpu_ci(est_time=1 suite='stage-b-cpu')\n", "tests/e2e/test_x.py:1: invalid syntax (expected ',')"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			lines := collectLines(t, map[string]string{"tests/e2e/test_x.py": tc.src, "tests/e2e/test_ok.py": "register_cpu_ci(1, 'stage-b-cpu')\n"})
+			assert.NotContains(t, lines[0], "invalid syntax: invalid syntax", "said once")
 			require.Len(t, lines, 1)
 			assert.True(t, strings.HasPrefix(lines[0], tc.wantPrefix), "got %q", lines[0])
 		})

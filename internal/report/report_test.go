@@ -186,7 +186,7 @@ func TestMerge_ReportsOfAnotherSuiteAreAnError(t *testing.T) {
 	assert.EqualError(t, err, `report "b.json" is of suite "t" (cuda), not "s" (cuda) as "a.json" is`)
 }
 
-func TestSelectRerun_KeepsWhatTheReportListsAsNotPassed(t *testing.T) {
+func TestSelectRerun_TakesWhatTheReportListsAsNotPassed(t *testing.T) {
 	r := report("s", false,
 		file("pass.py", Pass, pass(1, 1)),
 		file("flaky.py", Pass, fail(1, 1, 1), pass(2, 1)),
@@ -197,29 +197,39 @@ func TestSelectRerun_KeepsWhatTheReportListsAsNotPassed(t *testing.T) {
 		file("twice.py", Pass, pass(1, 1)),
 		file("twice.py", Fail, fail(1, 1, 1)),
 	)
-	planned := []string{"pass.py", "flaky.py", "fail.py", "timeout.py", "stopped.py", "notrun.py", "twice.py", "unlisted.py"}
-	got, err := SelectRerun(r, planned)
+	got, err := SelectRerun(r)
 	require.NoError(t, err)
-	assert.Equal(t, []bool{false, false, true, true, true, true, true, false}, got.Keep,
-		"a file the report does not list passed in an earlier attempt, as the report of a rerun lists only what it reran")
-	assert.Equal(t, 5, got.Count)
+	assert.Equal(t, []string{"fail.py", "timeout.py", "stopped.py", "notrun.py", "twice.py"}, got.Files,
+		"each once, in the report's order")
+	assert.Equal(t, 7, got.Listed, "files, each once")
 }
 
-func TestSelectRerun_EverythingPassedOrNothingListedRunsNothing(t *testing.T) {
-	got, err := SelectRerun(report("s", false, file("a.py", Pass, pass(1, 1))), []string{"a.py"})
+func TestSelectRerun_APassedReportLeavesNothing(t *testing.T) {
+	got, err := SelectRerun(report("s", false, file("a.py", Pass, pass(1, 1))))
 	require.NoError(t, err)
-	assert.Equal(t, 0, got.Count)
+	assert.Empty(t, got.Files)
+	assert.Equal(t, 1, got.Listed)
 
-	got, err = SelectRerun(report("s", false), []string{"a.py"})
-	require.NoError(t, err, "a rerun that had nothing to rerun lists no file")
-	assert.Equal(t, 0, got.Count)
+	got, err = SelectRerun(report("s", false))
+	require.NoError(t, err, "passed, with no file: whether it covers the plan is the plan's question")
+	assert.Empty(t, got.Files)
 }
 
-func TestSelectRerun_AReportOfAnotherShardIsAnError(t *testing.T) {
-	r := report("s", false, file("other.py", Fail, fail(1, 1, 1)))
-	r.path = "shard-1.json"
-	_, err := SelectRerun(r, []string{"a.py", "b.py"})
-	assert.EqualError(t, err, `report "shard-1.json" lists none of the 2 file(s) this run selects; is it the report of another shard?`)
+// TestSelectRerun_AFailedReportAlwaysLeavesSomethingToRerun: a report that
+// did not pass and leaves nothing to rerun is an error, never an empty
+// rerun that exits 0.
+func TestSelectRerun_AFailedReportAlwaysLeavesSomethingToRerun(t *testing.T) {
+	allPassed := report("s", false, file("a.py", Pass, pass(1, 1)), file("b.py", Pass, pass(1, 1)))
+	allPassed.Passed = false // written by hand, or cut between two files
+	allPassed.path = "odd.json"
+	_, err := SelectRerun(allPassed)
+	assert.EqualError(t, err, `report "odd.json" did not pass but shows all 2 file(s) it lists passed; rerun the whole shard without --rerun-failed`)
+
+	interrupted := report("s", true, file("a.py", Pass, pass(1, 1)))
+	interrupted.path = "cut.json"
+	_, err = SelectRerun(interrupted)
+	var nf *NothingFailedError
+	assert.ErrorAs(t, err, &nf)
 }
 
 func TestMarshalJUnit_FlakyTestcasePassesWithOneFlakyFailurePerFailedAttempt(t *testing.T) {
@@ -373,6 +383,6 @@ func TestSelectRerun_AnEmptyReportThatFailedIsAnError(t *testing.T) {
 	r := report("s", true) // interrupted before its first file
 	require.False(t, r.Passed)
 	r.path = "cut.json"
-	_, err := SelectRerun(r, []string{"a.py"})
+	_, err := SelectRerun(r)
 	assert.EqualError(t, err, `report "cut.json" lists no file but did not pass; rerun the whole shard without --rerun-failed`)
 }

@@ -2,53 +2,51 @@ package report
 
 import "fmt"
 
-// Rerun is what `run --rerun-failed` keeps of today's plan: the planned
-// files that did not pass in a report.
+// Rerun is what `run --rerun-failed` takes from a report: the files it does
+// not show passed.
 type Rerun struct {
-	// Keep tells, for each planned file in order, whether it runs again.
-	Keep []bool
-	// Count is the number of files kept.
-	Count int
+	// Files are the files r lists as failed, timed out, interrupted or
+	// not run, each once, in the report's order.
+	Files []string
+	// Listed counts the files r lists, each once.
+	Listed int
 }
 
-// SelectRerun keeps the planned files (in plan order) that r lists as not
-// passed: failed, timed out, interrupted or not run. A file listed several
-// times (registered twice) runs again when any of its listings did not
-// pass. A file r does not list is not run: the report of a rerun lists only
-// what it reran, and the next rerun must not repeat what passed before it.
+// SelectRerun returns the files r does not show passed: failed, timed out,
+// interrupted or not run. A file listed several times (registered twice)
+// runs again when any of its listings did not pass. A file r does not list
+// is not among them: the report of a rerun lists only what it reran, and
+// the next rerun must not repeat what passed before it.
 //
-// A report that lists files but none of the planned ones is a
-// *ForeignShardError: it belongs to another shard (or the split moved),
-// and trusting it would pass tests that never ran.
-func SelectRerun(r *Report, planned []string) (Rerun, error) {
+// A report that did not pass must leave something to rerun, or the rerun
+// would turn a failure into a green job: one that lists no file is an
+// *EmptyFailedError, one whose every file passed a *NothingFailedError.
+func SelectRerun(r *Report) (Rerun, error) {
 	passed := map[string]bool{}
+	var order []string
 	for _, f := range r.Files {
 		ok, seen := passed[f.File]
+		if !seen {
+			order = append(order, f.File)
+		}
 		passed[f.File] = f.Status == Pass && (ok || !seen)
 	}
-	sel := Rerun{Keep: make([]bool, len(planned))}
-	listed := 0
-	for i, file := range planned {
-		ok, found := passed[file]
-		if !found {
-			continue
-		}
-		listed++
-		if !ok {
-			sel.Keep[i] = true
-			sel.Count++
+	sel := Rerun{Listed: len(order)}
+	for _, file := range order {
+		if !passed[file] {
+			sel.Files = append(sel.Files, file)
 		}
 	}
-	if listed == 0 && len(planned) > 0 && len(r.Files) > 0 {
-		return Rerun{}, &ForeignShardError{Path: r.path, Planned: len(planned)}
-	}
-	if len(r.Files) == 0 && !r.Passed {
-		// A run that lists no file and did not pass says nothing of what
-		// passed (it stopped before its plan, or was cut): rerunning
-		// nothing would turn a failure into a green job.
+	switch {
+	case r.Passed || len(sel.Files) > 0:
+		return sel, nil
+	case len(r.Files) == 0:
+		// It stopped before its plan, or was cut: it says nothing of what
+		// passed.
 		return Rerun{}, &EmptyFailedError{Path: r.path}
+	default:
+		return Rerun{}, &NothingFailedError{Path: r.path, Listed: sel.Listed}
 	}
-	return sel, nil
 }
 
 // EmptyFailedError is a report that lists no file yet did not pass.
@@ -58,12 +56,13 @@ func (e *EmptyFailedError) Error() string {
 	return fmt.Sprintf("report %q lists no file but did not pass; rerun the whole shard without --rerun-failed", e.Path)
 }
 
-// ForeignShardError is a report that shares no file with this run's plan.
-type ForeignShardError struct {
-	Path    string
-	Planned int
+// NothingFailedError is a report that did not pass although every file it
+// lists passed (written by hand, or cut between two files).
+type NothingFailedError struct {
+	Path   string
+	Listed int
 }
 
-func (e *ForeignShardError) Error() string {
-	return fmt.Sprintf("report %q lists none of the %d file(s) this run selects; is it the report of another shard?", e.Path, e.Planned)
+func (e *NothingFailedError) Error() string {
+	return fmt.Sprintf("report %q did not pass but shows all %d file(s) it lists passed; rerun the whole shard without --rerun-failed", e.Path, e.Listed)
 }

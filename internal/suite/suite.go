@@ -1,7 +1,7 @@
 // Package suite decides what one CI stage job runs: which of a suite's
 // registrations its policy selects, which of those are enabled, how they
 // split into shards (on est_time, or on measured seconds), and, for a
-// rerun, which of its shard's tests did not pass before. Select is the one
+// rerun, which of the tests its earlier report lists did not pass. Select is the one
 // entry point; everything it looks at comes in as a value (the policy, the
 // timings, an earlier report), so it reads no file and prints nothing.
 // Package view renders its Plan.
@@ -46,7 +46,8 @@ type Inputs struct {
 	// of est_time alone.
 	Timings *Timings
 	// Previous, when set, is an earlier run's report of this shard: only
-	// the tests it does not show passed run again.
+	// the tests it does not show passed run again, wherever today's split
+	// puts them (see Plan.restrictToRerun).
 	Previous *report.Report
 }
 
@@ -77,7 +78,8 @@ type Plan struct {
 	ID     int
 	Shards []shard.Shard
 	// Tests are what this job runs: shard ID's tests (or the whole suite's
-	// enabled ones), less what a rerun leaves out.
+	// enabled ones), or, for a rerun, the suite's tests that the earlier
+	// report does not show passed.
 	Tests []registry.Registration
 	// Digest is the plan of the whole split (see Pruned and CheckDigest),
 	// "" for a whole suite.
@@ -121,12 +123,16 @@ type Basis struct {
 	Timings timings.Timings
 }
 
-// Rerun says that an earlier report kept only some of the shard's tests.
+// Rerun says that an earlier report chose the tests: the files it does not
+// show passed.
 type Rerun struct {
 	Path string `json:"report"` // the report, as given
-	// Count files of Total (what the shard selects today) run again.
+	// Count files of the Total the report lists run again.
 	Count int `json:"rerun"`
 	Total int `json:"total"`
+	// Elsewhere counts the files run again that today's split puts in
+	// another shard (newer timings moved them).
+	Elsewhere int `json:"elsewhere"`
 }
 
 // IDError is a shard ID outside the suite's configured shard count.
@@ -169,7 +175,7 @@ func Select(cfg *config.Config, regs []registry.Registration, in Inputs) (*Plan,
 		}
 	}
 	if in.Previous != nil {
-		if err := p.restrictToRerun(in.Previous); err != nil {
+		if err := p.restrictToRerun(regs, in.Previous); err != nil {
 			return nil, err
 		}
 	}
@@ -202,30 +208,105 @@ func (p *Plan) split(in Inputs) error {
 	return nil
 }
 
-// restrictToRerun keeps, of the tests p runs, those that did not pass in
-// prev (see report.SelectRerun). A report of another suite, backend or
-// shard is an error before anything runs.
-func (p *Plan) restrictToRerun(prev *report.Report) error {
+// restrictToRerun makes the tests p runs those of the suite whose file prev
+// does not show passed (see report.SelectRerun), wherever today's split
+// puts them: a failed file that newer timings moved to another shard is
+// rerun by the shard whose report lists it, and not by the shard it moved
+// to (whose report does not list it). The policy does not narrow them
+// either: prev is what an earlier run of this stage job ran. A report of
+// another suite or backend, a listed file that did not pass and that this
+// suite no longer runs (unregistered or disabled since), and a report that
+// lists no file while this shard selects tests today are errors before
+// anything runs: each would turn a failure, or tests that never ran, into a
+// green job.
+func (p *Plan) restrictToRerun(regs []registry.Registration, prev *report.Report) error {
 	if err := prev.CheckSuite(p.Suite.Name, string(p.Backend)); err != nil {
 		return err
 	}
-	files := make([]string, len(p.Tests))
-	for i, r := range p.Tests {
-		files[i] = r.File
-	}
-	sel, err := report.SelectRerun(prev, files)
+	sel, err := report.SelectRerun(prev)
 	if err != nil {
 		return err
 	}
-	kept := p.Tests[:0:0]
-	for i, r := range p.Tests {
-		if sel.Keep[i] {
-			kept = append(kept, r)
+	if sel.Listed == 0 && len(p.Tests) > 0 {
+		// No run of tests writes this (a run with nothing to run writes no
+		// report): it covers nothing of the plan.
+		return &UncoveredError{Path: prev.Path(), Planned: len(p.Tests)}
+	}
+	// The files run in the report's order, the order they ran in before;
+	// a file registered twice runs twice, in registry order.
+	byFile := make(map[string][]registry.Registration, len(sel.Files))
+	for _, f := range sel.Files {
+		byFile[f] = nil
+	}
+	for _, r := range regs {
+		if _, ok := byFile[r.File]; ok && r.Backend == p.Backend && r.Suite == p.Suite.Name {
+			byFile[r.File] = append(byFile[r.File], r)
 		}
 	}
-	p.Rerun = &Rerun{Path: prev.Path(), Count: sel.Count, Total: len(files)}
-	p.Tests = kept
+	var tests []registry.Registration
+	for _, f := range sel.Files {
+		found := byFile[f]
+		if len(found) == 0 {
+			return &RerunFileError{Path: prev.Path(), File: f, Suite: p.Suite.Name}
+		}
+		n := len(tests)
+		for _, r := range found {
+			if r.Enabled() {
+				tests = append(tests, r)
+			}
+		}
+		if len(tests) == n {
+			return &RerunFileError{Path: prev.Path(), File: f, Suite: p.Suite.Name, Disabled: found[0].Disabled}
+		}
+	}
+	p.Rerun = &Rerun{Path: prev.Path(), Count: len(sel.Files), Total: sel.Listed}
+	if p.ID != AllShards {
+		here := map[string]bool{}
+		for _, r := range p.Tests {
+			here[r.File] = true
+		}
+		for _, f := range sel.Files {
+			if !here[f] {
+				p.Rerun.Elsewhere++
+			}
+		}
+	}
+	p.Tests = tests
 	return nil
+}
+
+// RerunFileError is a file an earlier report shows not passed that the
+// suite no longer runs: it is not registered in the suite any more, or
+// (Disabled set) every registration of it is disabled.
+type RerunFileError struct {
+	Path, File, Suite string
+	Disabled          *string // the reason, when disabled
+}
+
+func (e *RerunFileError) Error() string {
+	why := "is no longer registered in suite " + e.Suite
+	if e.Disabled != nil {
+		why = "is disabled in suite " + e.Suite
+		if *e.Disabled != "" {
+			why += fmt.Sprintf(" (%q)", *e.Disabled)
+		}
+	}
+	// Quoted: the name comes from the report, the reason from a test
+	// file; neither may break the line.
+	return fmt.Sprintf("report %q shows %q did not pass, but it %s; rerun the whole shard without --rerun-failed", e.Path, e.File, why)
+}
+
+// UncoveredError is a report that lists no file given to a run that
+// selects tests: a run of tests lists them all, and a run with nothing to
+// run writes no report, so it is the report of another shard or none at
+// all. Trusting it would pass tests that never ran.
+type UncoveredError struct {
+	Path    string
+	Planned int
+}
+
+func (e *UncoveredError) Error() string {
+	return fmt.Sprintf("report %q lists no file, but this run selects %d; is it the report of another shard? Rerun without --rerun-failed", e.Path, e.Planned)
 }
 
 // pick keeps the registrations of backend's suite that pol selects and

@@ -53,3 +53,13 @@ func OneLine(s string) string {
 	}
 	return lineBreaks.Replace(s)
 }
+
+// Cut is s when it has at most n characters, else its first n followed by
+// "…".
+func Cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

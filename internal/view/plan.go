@@ -42,9 +42,15 @@ func basisJSON(b *suite.Basis) *jsonBasis {
 	return &jsonBasis{Kind: "measured", Timings: b.Path, Measured: b.Measured, Total: b.Total}
 }
 
-// rerunLine says what a rerun keeps, without a newline.
+// rerunLine says what a rerun runs, without a newline: the files its
+// report lists that did not pass, and how many of them today's split puts
+// in another shard.
 func rerunLine(r *suite.Rerun) string {
-	return fmt.Sprintf("Rerunning %d of %d file(s) that did not pass in %s", r.Count, r.Total, textfmt.OneLine(r.Path))
+	line := fmt.Sprintf("Rerunning the %d of %d file(s) listed in %s that did not pass", r.Count, r.Total, textfmt.OneLine(r.Path))
+	if r.Elsewhere > 0 {
+		line += fmt.Sprintf(" (%d now in another shard, rerun here all the same)", r.Elsewhere)
+	}
+	return line
 }
 
 // PolicyLine is the first line of a run, without its newline.
@@ -87,7 +93,7 @@ func Plan(w io.Writer, p *suite.Plan) error {
 
 	switch {
 	case len(p.Tests) == 0 && p.Rerun != nil && p.Rerun.Total > 0:
-		fmt.Fprintf(&b, "Nothing to rerun: every selected test passed in %s\n", textfmt.OneLine(p.Rerun.Path))
+		fmt.Fprintf(&b, "Nothing to rerun: every file %s lists passed\n", textfmt.OneLine(p.Rerun.Path))
 	case len(p.Tests) == 0:
 		fmt.Fprintf(&b, "No tests found for hw=%s, suite=%s, cadence=%s\n", p.Backend.Upper(), p.Suite.Name, p.Policy.Cadence)
 		b.WriteString("This is expected during incremental migration. Skipping.\n")

@@ -84,8 +84,20 @@ func TestPlan_Exactly(t *testing.T) {
 				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: 1/2 (0-based id=0)\n" +
 				rule + "\n" +
 				"Sharded by measured timings from t.json (1 of 4 files measured)\n" +
-				"Rerunning 1 of 2 file(s) that did not pass in r.json\n" +
+				"Rerunning the 1 of 2 file(s) listed in r.json that did not pass\n" +
 				"Enabled 1 test(s) (est total 2s):\n  - b.py (est_time=2.0s)\n\n",
+		},
+		{
+			name: "a rerun of files today's split moved to another shard",
+			plan: suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
+				Size: 2, ID: 1, Shards: []shard.Shard{{ID: 1}},
+				Rerun: &suite.Rerun{Path: "r.json", Count: 2, Total: 3, Elsewhere: 1},
+				Tests: []registry.Registration{{File: "a.py", EstTime: 1}, {File: "b.py", EstTime: 2}}},
+			want: "\n" + rule + "\n" +
+				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: 2/2 (0-based id=1)\n" +
+				rule + "\n" +
+				"Rerunning the 2 of 3 file(s) listed in r.json that did not pass (1 now in another shard, rerun here all the same)\n" +
+				"Enabled 2 test(s) (est total 3s):\n  - a.py (est_time=1.0s)\n  - b.py (est_time=2.0s)\n\n",
 		},
 		{
 			name: "a rerun with nothing to rerun",
@@ -94,8 +106,8 @@ func TestPlan_Exactly(t *testing.T) {
 			want: "\n" + rule + "\n" +
 				"Hardware: CUDA  Suite: s  Cadence: regular  Continue on error: False  Partition: full\n" +
 				rule + "\n" +
-				"Rerunning 0 of 2 file(s) that did not pass in r.json\n" +
-				"Nothing to rerun: every selected test passed in r.json\n\n",
+				"Rerunning the 0 of 2 file(s) listed in r.json that did not pass\n" +
+				"Nothing to rerun: every file r.json lists passed\n\n",
 		},
 	}
 	for _, tt := range tests {
@@ -154,7 +166,7 @@ func TestPlanJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
 	p.Rerun = &suite.Rerun{Path: "r.json", Count: 1, Total: 3}
 	b.Reset()
 	require.NoError(t, PlanJSON(&b, &p))
-	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3}`)
+	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3,"elsewhere":0}`)
 }
 
 func TestPartitionJSON_HasTheSpecKeys(t *testing.T) {

@@ -174,8 +174,12 @@ func WriteOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registrati
 			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", cell(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
 		}
 	}
-	fmt.Fprintf(w, "\n%d of %s measured; %d over 1.25 x est_time (the Python timeout rule):\n",
-		n, textfmt.CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"), len(lines))
+	measuredOf := fmt.Sprintf("%d of %s measured", n, textfmt.CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"))
+	if len(lines) == 0 {
+		_, err := fmt.Fprintf(w, "\n%s; none over 1.25 x est_time (the Python timeout rule)\n", measuredOf)
+		return err
+	}
+	fmt.Fprintf(w, "\n%s; %d over 1.25 x est_time (the Python timeout rule):\n", measuredOf, len(lines))
 	for _, l := range lines {
 		fmt.Fprintln(w, l)
 	}

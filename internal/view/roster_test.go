@@ -1,6 +1,7 @@
 package view
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +9,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 func TestUnrunWarnings_NameRegistrationsNoJobRuns(t *testing.T) {
@@ -52,4 +54,22 @@ func TestCountSuites_CountsOnlyTheSuitesOwnBackend(t *testing.T) {
 	assert.Equal(t, suiteCounts{enabled: 2, disabled: 1, nightly: 1, estTotal: 150}, *got["stage-c-8-gpu-h100"])
 	assert.Equal(t, suiteCounts{}, *got["stage-b-cpu"])
 	assert.NotContains(t, got, "stage-z")
+}
+
+// With nothing over 1.25 x est_time, the line says so instead of ending on
+// a colon with no list after it.
+func TestWriteOverBudget_SaysWhenNothingDrifted(t *testing.T) {
+	cfg := config.Default()
+	regs := []registry.Registration{
+		{File: "tests/e2e/test_a.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 100},
+		{File: "tests/e2e/test_b.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 100},
+	}
+	var b strings.Builder
+	assert.NoError(t, WriteOverBudget(&b, cfg, regs, timings.Timings{"tests/e2e/test_a.py": 120}))
+	assert.Equal(t, "\n1 of 2 enabled registrations measured; none over 1.25 x est_time (the Python timeout rule)\n", b.String())
+
+	b.Reset()
+	assert.NoError(t, WriteOverBudget(&b, cfg, regs, timings.Timings{"tests/e2e/test_a.py": 126}))
+	assert.Equal(t, "\n1 of 2 enabled registrations measured; 1 over 1.25 x est_time (the Python timeout rule):\n"+
+		"  - tests/e2e/test_a.py (stage-c-8-gpu-h100): measured 126s, est_time 100s\n", b.String())
 }
