@@ -31,9 +31,10 @@ step "miles-ci lint   (the copy with the slip)"
 # The resolve-ci-policy job of a PR labelled run-ci-megatron that touched docs
 # and one H100 test: every other GPU stage is skipped.
 printf 'M\0docs/ci/stages.md\0M\0tests/e2e/megatron/test_megatron_tp2.py\0' > "$work/diff"
-step 'EVENT_NAME=pull_request PR_LABELS_JSON=["run-ci-megatron"] miles-ci policy --explain'
+# With --shard-matrix it also books only the shards that hold a test.
+step 'EVENT_NAME=pull_request PR_LABELS_JSON=["run-ci-megatron"] miles-ci policy --shard-matrix --explain'
 EVENT_NAME=pull_request PR_LABELS_JSON='["run-ci-megatron"]' CHANGED_FILES_PATH="$work/diff" \
-  GITHUB_OUTPUT="$work/out" "$bin" --root "$repo" policy --explain
+  GITHUB_OUTPUT="$work/out" "$bin" --root "$repo" policy --shard-matrix --explain
 step "cat \$GITHUB_OUTPUT"
 cat "$work/out"
 

@@ -63,6 +63,9 @@ func (c *checker) checkDynamicMatrix(j *job, s config.Suite, policyJobs []string
 	case m == nil:
 		c.atNode(j.wf, k, RuleShards, "the matrix %s is not one stage's entry of shard_matrix: write %s", cut(v.Value), want)
 		return
+	case s.Backend == config.CPU:
+		c.atNode(j.wf, k, RuleShards, "suite %s is a cpu suite, and shard_matrix holds the GPU stages only: write its partition_id list", s.Name)
+		return
 	case m[2] != s.Name:
 		c.atNode(j.wf, k, RuleShards, "the matrix takes the shards of %s but the job runs suite %s: write %s", m[2], s.Name, want)
 	}
@@ -85,9 +88,16 @@ func (c *checker) checkDynamicMatrix(j *job, s config.Suite, policyJobs []string
 		kn, _ := j.get("needs")
 		c.atNode(j.wf, keyOr(kn, k), RuleShards, "the matrix reads the outputs of %s, which the job does not need: add it to needs", m[1])
 	}
+	if c.matrixSources[policy] {
+		return
+	}
+	if c.matrixSources == nil {
+		c.matrixSources = map[*job]bool{}
+	}
+	c.matrixSources[policy] = true
 	if ok, _ := policy.get("outputs", "shard_matrix"); ok == nil {
 		ko, _ := policy.get("outputs")
-		c.atNode(policy.wf, keyOr(ko, policy.key), RuleShards, "job %s does not publish shard_matrix, which %s's matrix reads: add outputs.shard_matrix: ${{ steps.<id>.outputs.shard_matrix }}",
+		c.atNode(policy.wf, keyOr(ko, policy.key), RuleShards, "job %s does not publish shard_matrix, which the matrix of %s reads: add outputs.shard_matrix: ${{ steps.<id>.outputs.shard_matrix }}",
 			m[1], j.id)
 	}
 	for _, inv := range policy.invocations {
@@ -95,7 +105,7 @@ func (c *checker) checkDynamicMatrix(j *job, s config.Suite, policyJobs []string
 			continue
 		}
 		if _, _, has := inv.flag("--shard-matrix"); !has {
-			c.atWord(policy, inv, inv.first(), RuleShards, "%s's matrix reads shard_matrix, which only miles-ci policy --shard-matrix writes: add --shard-matrix", j.id)
+			c.atWord(policy, inv, inv.first(), RuleShards, "the matrix of %s reads shard_matrix, which only miles-ci policy --shard-matrix writes: add --shard-matrix", j.id)
 		}
 	}
 }

@@ -26,6 +26,10 @@ type checker struct {
 
 	// runs lists, per suite, the stage jobs that run it, in file order.
 	runs map[string][]stageRun
+	// matrixSources are the policy jobs whose shard_matrix wiring was
+	// checked already: many stage jobs read one, and its findings come
+	// once.
+	matrixSources map[*job]bool
 }
 
 // stageRun is one stage job running one suite.
@@ -165,7 +169,9 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			continue
 		}
 		c.checkHW(j, inv, s)
-		if _, _, dynamic := dynamicMatrix(j); dynamic {
+		// A CPU stage has no entry in shard_matrix: its matrix is the
+		// finding, its flags are read as those of a static one.
+		if _, _, dynamic := dynamicMatrix(j); dynamic && s.Backend != config.CPU {
 			c.checkDynamicShardFlags(j, inv, s)
 		} else {
 			c.checkShardFlags(j, inv, s)

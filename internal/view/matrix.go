@@ -137,8 +137,13 @@ func shardMatrixText(stages []suite.StageMatrix) string {
 		for j, e := range stages[i].Matrix.Include {
 			ids[j] = strconv.Itoa(e.PartitionID)
 		}
-		rows[i] = textfmt.Row{Name: s.name, Text: fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s tests, on %s",
-			s.booked, s.roster, strings.Join(ids, ", "), minutes(s), testsCell(s), s.runsOn)}
+		text := fmt.Sprintf("%d of %d shards (%s), on %s: every shard, as on every event but a pull request",
+			s.booked, s.roster, strings.Join(ids, ", "), s.runsOn)
+		if s.planned {
+			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
+				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
+		}
+		rows[i] = textfmt.Row{Name: s.name, Text: text}
 	}
 	return textfmt.Columns(rows, "  ") + "  " + bookedLine(bs) + "\n"
 }
