@@ -73,6 +73,31 @@ type Suite struct {
 	// selection neither counts nor skips them.
 	External bool
 	Workflow string
+	// RunsOnAt is where the suite's runs_on key stands in the
+	// configuration (the suite entry's when it has none), for a finding
+	// about its labels; see Config.Place.
+	RunsOnAt Pos
+}
+
+// Pos is a place in the configuration: a line and column of the file the
+// configuration came from, or of the built-in one (`miles-ci config
+// --default` prints it line for line) when BuiltIn.
+type Pos struct {
+	Line, Col int
+	BuiltIn   bool
+}
+
+// BuiltInPath is the path a finding names the built-in configuration by:
+// the command that prints it, whose output its line numbers count.
+const BuiltInPath = "miles-ci config --default"
+
+// Place is the path a finding at p names: BuiltInPath for the built-in
+// configuration, else the file's path as Origin gives it.
+func (c *Config) Place(p Pos) string {
+	if p.BuiltIn || c.Source == "default" {
+		return BuiltInPath
+	}
+	return c.Origin()
 }
 
 // Implicit describes the root whose unregistered files become CPU tests.

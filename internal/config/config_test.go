@@ -488,6 +488,11 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 	assert.Equal(t, ".miles-ci.yaml", c.Origin())
 	want := Default()
 	c.Source, want.Source, c.shownAs = "", "", ""
+	// Only where a finding points differs: at the file, not the built-in
+	// roster.
+	for i := range want.Suites {
+		want.Suites[i].RunsOnAt.BuiltIn = false
+	}
 	assert.Equal(t, want, c)
 }
 
@@ -620,4 +625,29 @@ func TestParse_ExtendsDefaultSuitesErrorsNameTheFileLine(t *testing.T) {
 		require.Error(t, err, tc.name)
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
+}
+
+// A suite knows where its runs_on stands, so that a finding about its
+// labels can point there: in the built-in roster (as `miles-ci config
+// --default` prints it), or in the file, also for a suite a file
+// extending the default takes from the built-in roster.
+func TestParse_SuitesRecordWhereTheirRunsOnStands(t *testing.T) {
+	def := Default()
+	h100, ok := def.Suite("stage-c-8-gpu-h100")
+	require.True(t, ok)
+	lines := strings.Split(string(DefaultYAML()), "\n")
+	assert.Equal(t, "      runs_on: [h100, 8gpu]", lines[h100.RunsOnAt.Line-1])
+	assert.Equal(t, Pos{Line: h100.RunsOnAt.Line, Col: 7, BuiltIn: true}, h100.RunsOnAt)
+	assert.Equal(t, BuiltInPath, def.Place(h100.RunsOnAt))
+
+	c, err := Parse("ci.yaml", []byte("extends: default\nsuites:\n  cuda:\n    - name: stage-y\n      shards: 1\n      runs_on: [b200]\n    - name: stage-z\n"))
+	require.NoError(t, err)
+	y, _ := c.Suite("stage-y")
+	assert.Equal(t, Pos{Line: 6, Col: 7}, y.RunsOnAt)
+	assert.Equal(t, "ci.yaml", c.Place(y.RunsOnAt))
+	z, _ := c.Suite("stage-z")
+	assert.Equal(t, Pos{Line: 7, Col: 7}, z.RunsOnAt, "no runs_on: the suite entry")
+	kept, _ := c.Suite("stage-c-8-gpu-h100")
+	assert.Equal(t, h100.RunsOnAt, kept.RunsOnAt)
+	assert.Equal(t, BuiltInPath, c.Place(kept.RunsOnAt))
 }

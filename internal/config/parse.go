@@ -194,6 +194,9 @@ type parser struct {
 	// overlay is what a file extending the default changed (nil without
 	// extends).
 	overlay *Overlay
+	// builtIn holds the suite entries a file extending the default took
+	// from the built-in roster: their lines are the built-in file's.
+	builtIn map[*yaml.Node]bool
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -284,6 +287,7 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 	}
 	p.labelsBuiltIn = !own["labels"]
 	def := base.Content[0]
+	p.markBuiltIn(def)
 	p.overlay = &Overlay{}
 	for i := 0; i+1 < len(merged.Content); i += 2 {
 		key := merged.Content[i].Value
@@ -303,6 +307,22 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 		}
 	}
 	return merged, nil
+}
+
+// markBuiltIn records the suite entries of the built-in document def.
+func (p *parser) markBuiltIn(def *yaml.Node) {
+	p.builtIn = map[*yaml.Node]bool{}
+	for i := 0; i+1 < len(def.Content); i += 2 {
+		if def.Content[i].Value != "suites" || def.Content[i+1].Kind != yaml.MappingNode {
+			continue
+		}
+		backends := def.Content[i+1].Content
+		for j := 1; j < len(backends); j += 2 {
+			for _, e := range backends[j].Content {
+				p.builtIn[e] = true
+			}
+		}
+	}
 }
 
 // Overlay is what a file that extends the default changed in it.
@@ -831,7 +851,12 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if err != nil {
 		return Suite{}, err
 	}
-	s := Suite{Backend: b, Shards: 1}
+	s := Suite{Backend: b, Shards: 1, RunsOnAt: Pos{Line: n.Line, Col: n.Column, BuiltIn: p.builtIn[n] || p.file == "default"}}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value == "runs_on" {
+			s.RunsOnAt.Line, s.RunsOnAt.Col = k.Line, k.Column
+		}
+	}
 	if f["name"] == nil {
 		return s, p.errf(n, "a suite has no name")
 	}
