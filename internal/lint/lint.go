@@ -42,6 +42,10 @@ const (
 	RuleOrphan       = "orphan-registration"
 	RuleEmptySuite   = "empty-suite"
 	RuleRepeatedFlag = "repeated-flag"
+	// The rules of lint --runners, on the live fleet.
+	RuleRunners        = "runners"
+	RuleRunnersOffline = "runners-offline"
+	RuleRunnerWaves    = "runner-waves"
 )
 
 // Finding is one problem at a place in a file.
@@ -66,16 +70,29 @@ type Result struct {
 	Warnings int
 }
 
+// Options are the optional inputs of a lint run.
+type Options struct {
+	// Fleet, when not nil, is the live fleet of runners: each roster
+	// suite's runs_on, and the labels each stage job lands on, must be
+	// carried whole by online runners enough for its shards.
+	Fleet *Fleet
+}
+
 // Run reads the workflows below root and checks them against the
 // configuration and the registrations. Only a workflow directory that
 // cannot be listed is an error; everything wrong inside a workflow,
 // invalid YAML included, is a finding.
 func Run(root string, cfg *config.Config, regs []registry.Registration) (*Result, error) {
+	return RunWith(root, cfg, regs, Options{})
+}
+
+// RunWith is Run with the optional inputs.
+func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts Options) (*Result, error) {
 	wfs, findings, err := readWorkflows(root)
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings}
+	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet}
 	c.check()
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i], c.findings[j]

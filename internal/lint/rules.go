@@ -23,6 +23,9 @@ type checker struct {
 	workflows []*workflow
 	byName    map[string]*workflow
 	findings  []Finding
+	// fleet, when not nil, is the live fleet the runs_on sets must find
+	// runners in (lint --runners).
+	fleet *Fleet
 
 	// runs lists, per suite, the stage jobs that run it, in file order.
 	runs map[string][]stageRun
@@ -115,6 +118,7 @@ func (c *checker) check() {
 		}
 	}
 	c.checkRoster()
+	c.checkFleet()
 	c.checkRegistrations()
 }
 
