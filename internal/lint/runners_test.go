@@ -218,4 +218,3 @@ func TestFleet_ARosterFileIsPointedAt(t *testing.T) {
 	assert.Contains(t, res.Findings[0].Message, "no runner of none.json carries all of")
 	assert.Contains(t, res.Findings[0].Message, "; the listing holds no runner")
 }
-
