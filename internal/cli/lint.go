@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/lint"
 )
 
@@ -12,6 +17,8 @@ import (
 type LintOptions struct {
 	JSON   bool // --json: the findings as one JSON document
 	Strict bool // --strict: a warning fails too
+	// Runners are the --runners listings of the live fleet, in order.
+	Runners []string
 }
 
 // NewCmdLint builds `miles-ci lint`: check the workflows against the roster
@@ -28,12 +35,21 @@ named after it, with the roster's backend, runners, shards, needs, skip guard,
 weekly max-parallel and the policy's cadence and labels; every schedule mapped
 to a cadence; every registration run by a job.
 
+With --runners, also check the roster's runs_on, and the labels each stage
+job lands on, against the live fleet: the JSON that
+gh api --paginate repos/OWNER/REPO/actions/runners prints (repeat the flag
+for the organization's listing). A set no runner carries whole is an error;
+one only offline runners carry, or too few online runners for the shards
+that run at once, a warning (miles-ci help lint-rules).
+
 One line per finding, PATH:LINE:COL: error|warning: MESSAGE [RULE], then a
 summary. Under GitHub Actions (GITHUB_ACTIONS=true) each finding is also an
 annotation. Exit 1 with an error (with --strict, with a warning too).`,
 		Example: `  miles-ci lint
   miles-ci --root ../miles lint --strict
-  miles-ci lint --json`,
+  miles-ci lint --json
+  gh api --paginate repos/OWNER/REPO/actions/runners > runners.json
+  miles-ci lint --runners runners.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -44,7 +60,31 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"findings":[…],"errors":N,"warnings":M}`)
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
+	flagkind.StringArray(cmd.Flags(), &opts.Runners, "runners", "", "check the runs_on labels against the runners listed in `FILE` (gh api --paginate repos/OWNER/REPO/actions/runners); repeatable", flagkind.Path, "json")
 	return cmd
+}
+
+// maxRunnersSize bounds a runners listing: GitHub's listing of a few
+// thousand runners is a few megabytes.
+const maxRunnersSize = 64 << 20
+
+// readFleet reads the --runners listings into one fleet.
+func readFleet(paths []string) (*lint.Fleet, error) {
+	fleet := &lint.Fleet{}
+	for _, p := range paths {
+		data, err := fsutil.ReadRegular(p, maxRunnersSize)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("--runners %s: %v", p, err)
+		}
+		if err := fleet.Add(p, data); err != nil {
+			return nil, err
+		}
+	}
+	return fleet, nil
 }
 
 func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
@@ -52,7 +92,13 @@ func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
 	if err != nil {
 		return reportCollectError(f, err)
 	}
-	res, err := lint.Run(f.Root, cfg, reg.Registrations)
+	var lo lint.Options
+	if len(opts.Runners) > 0 {
+		if lo.Fleet, err = readFleet(opts.Runners); err != nil {
+			return err
+		}
+	}
+	res, err := lint.RunWith(f.Root, cfg, reg.Registrations, lo)
 	if err != nil {
 		return err
 	}

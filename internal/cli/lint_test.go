@@ -23,6 +23,7 @@ func TestNewCmdLint_ParsesFlags(t *testing.T) {
 		{"", LintOptions{}},
 		{"--json", LintOptions{JSON: true}},
 		{"--strict --json", LintOptions{JSON: true, Strict: true}},
+		{"--runners a.json --runners org,x.json", LintOptions{Runners: []string{"a.json", "org,x.json"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.argv, func(t *testing.T) {
@@ -33,6 +34,7 @@ func TestNewCmdLint_ParsesFlags(t *testing.T) {
 			require.NoError(t, cmd.Execute())
 			assert.Equal(t, tc.want.JSON, got.JSON)
 			assert.Equal(t, tc.want.Strict, got.Strict)
+			assert.Equal(t, tc.want.Runners, got.Runners)
 		})
 	}
 }
@@ -146,5 +148,93 @@ func TestLint_WorkflowTextCannotForgeWorkflowCommands(t *testing.T) {
 		for _, line := range strings.Split(out.String()+errOut.String(), "\n") {
 			assert.False(t, strings.HasPrefix(line, "::error title="), "a forged workflow command: %q", line)
 		}
+	}
+}
+
+// lintFleetFile is the lint package's hand-written runners listing: every
+// label set of the built-in roster, on two pages as gh --paginate prints
+// them.
+const lintFleetFile = "../lint/testdata/runners/fleet.json"
+
+// writeListing writes a runners listing holding the runners of
+// lintFleetFile that keep says to keep.
+func writeListing(t *testing.T, keep func(name string) bool) string {
+	t.Helper()
+	data, err := os.ReadFile(lintFleetFile)
+	require.NoError(t, err)
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	var out []byte
+	for dec.More() {
+		var page struct {
+			TotalCount int              `json:"total_count"`
+			Runners    []map[string]any `json:"runners"`
+		}
+		require.NoError(t, dec.Decode(&page))
+		kept := []map[string]any{}
+		for _, r := range page.Runners {
+			if keep(r["name"].(string)) {
+				kept = append(kept, r)
+			}
+		}
+		page.Runners = kept
+		b, err := json.Marshal(page)
+		require.NoError(t, err)
+		out = append(out, b...)
+	}
+	p := filepath.Join(t.TempDir(), "runners.json")
+	require.NoError(t, os.WriteFile(p, out, 0o644))
+	return p
+}
+
+// --runners adds the fleet's findings and nothing else: a fleet carrying
+// every label set leaves lint's output as it was; without the h100
+// runners, lint fails at the roster's runs_on and at the job's; the
+// listings of several files (a repository's and its organization's) are
+// one fleet.
+func TestLint_RunnersChecksTheRosterAgainstTheFleet(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		f, out, errOut := suitesFactory(lintFixture, nil)
+		code := Main(append([]string{"--root", lintFixture, "lint"}, args...), f)
+		return code, out.String(), errOut.String()
+	}
+	code, out, errOut := run("--runners", lintFleetFile)
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, fixtureOrphan+"\n0 errors, 1 warning\n", out)
+
+	noH100 := writeListing(t, func(name string) bool { return !strings.Contains(name, "h100") })
+	code, out, _ = run("--runners", noH100)
+	assert.Equal(t, 1, code)
+	lines := strings.Split(out, "\n")
+	require.Len(t, lines, 5, out)
+	assert.True(t, strings.HasPrefix(lines[0], `.github/workflows/pr-test.yml:131:7: error: no runner of `+noH100+` carries all of ["h100","8gpu"] (the runs_on of job 'stage-c-8-gpu-h100')`), lines[0])
+	assert.True(t, strings.HasPrefix(lines[1], `miles-ci config --default:69:7: error: no runner of `+noH100+` carries all of ["h100","8gpu"] (the roster's runs_on for stage-c-8-gpu-h100)`), lines[1])
+	assert.Equal(t, "2 errors, 1 warning", lines[3])
+
+	onlyH100 := writeListing(t, func(name string) bool { return strings.Contains(name, "h100") })
+	code, out, errOut = run("--runners", noH100, "--runners", onlyH100)
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, fixtureOrphan+"\n0 errors, 1 warning\n", out)
+}
+
+// A listing that cannot be read or is not one stops lint with one line
+// naming it; an empty value is a usage error.
+func TestLint_RunnersRefusesWhatIsNotAListing(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.json")
+	require.NoError(t, os.WriteFile(broken, []byte("{\"runners\": [\n  {\"id\": 1,}\n]}"), 0o644))
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--runners", filepath.Join(dir, "nope.json")}, 1, "error: --runners " + filepath.Join(dir, "nope.json") + ": no such file or directory\n"},
+		{[]string{"--runners", dir}, 1, "error: --runners " + dir + ": is a directory, not a regular file\n"},
+		{[]string{"--runners", broken}, 1, "error: " + broken + ":2: not a runners listing: invalid character '}' looking for beginning of object key string; expected the output of gh api --paginate repos/OWNER/REPO/actions/runners\n"},
+		{[]string{"--runners", lintFleetFile, "--runners", ""}, 2, "error: --runners needs a path, got an empty value\n"},
+	} {
+		f, out, errOut := suitesFactory(lintFixture, nil)
+		assert.Equal(t, tc.code, Main(append([]string{"--root", lintFixture, "lint"}, tc.args...), f), tc.args)
+		assert.Empty(t, out.String())
+		assert.True(t, strings.HasPrefix(errOut.String(), tc.stderr), "%v: %s", tc.args, errOut.String())
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -190,7 +191,7 @@ func checkPathFlags(fs *pflag.FlagSet) error {
 		if !fl.Changed {
 			return
 		}
-		if empty == nil && flagkind.RefusesEmpty(fl) && fl.Value.String() == "" {
+		if empty == nil && flagkind.RefusesEmpty(fl) && slices.Contains(flagkind.Values(fl), "") {
 			empty = fl
 		}
 		if flagkind.Of(fl) == flagkind.Output && fl.Value.String() != "" {

@@ -75,6 +75,22 @@ func String(fs *pflag.FlagSet, p *string, name, shorthand, usage string, k Kind,
 	return Set(fs.Lookup(name), k, exts...)
 }
 
+// StringArray declares on fs the repeatable flag name of kind k (each
+// occurrence adds one value, commas included) and returns it.
+func StringArray(fs *pflag.FlagSet, p *[]string, name, shorthand, usage string, k Kind, exts ...string) *pflag.Flag {
+	fs.StringArrayVarP(p, name, shorthand, nil, usage)
+	return Set(fs.Lookup(name), k, exts...)
+}
+
+// Values are the values fl was given: each of a repeatable flag's, else
+// its one value.
+func Values(fl *pflag.Flag) []string {
+	if sv, ok := fl.Value.(pflag.SliceValue); ok {
+		return sv.GetSlice()
+	}
+	return []string{fl.Value.String()}
+}
+
 // Of is fl's kind: the one declared; Number for an int flag, which needs no
 // declaration; None for a flag taking no value, or a value flag whose kind
 // was never declared (see Undeclared).

@@ -49,3 +49,20 @@ func TestInOrder_VisitsInDeclarationOrderAndKeepsTheSort(t *testing.T) {
 	assert.Equal(t, []string{"junit-xml", "json-report", "timings-out"}, got)
 	assert.True(t, fs.SortFlags, "help still lists the flags sorted")
 }
+
+// A repeatable path flag is a path flag like any other, and each of its
+// values is checked.
+func TestStringArray_EachValueIsAValue(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var files []string
+	var one string
+	fl := StringArray(fs, &files, "runners", "", "", Path, "json")
+	String(fs, &one, "one", "", "", Path)
+	assert.Equal(t, Path, Of(fl))
+	assert.True(t, RefusesEmpty(fl))
+	assert.Equal(t, []string{"json"}, Extensions(fl))
+	assert.NoError(t, fs.Parse([]string{"--runners", "a,b.json", "--runners", "", "--one", "x"}))
+	assert.Equal(t, []string{"a,b.json", ""}, files)
+	assert.Equal(t, []string{"a,b.json", ""}, Values(fl))
+	assert.Equal(t, []string{"x"}, Values(fs.Lookup("one")))
+}

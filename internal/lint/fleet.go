@@ -50,14 +50,19 @@ const runnersHint = "expected the output of gh api --paginate repos/OWNER/REPO/a
 // Add reads a runners listing, named name in messages, into the fleet:
 // one JSON document, the documents `gh api --paginate` prints one after
 // another (one per page), or a JSON array of pages (`--slurp`). A runner
-// listed twice (in a repository's and its organization's listing) counts
-// once.
+// listed twice (the same listing given twice) counts once; ids alone are
+// not compared, as a repository's runner and its organization's may share
+// one.
 func (f *Fleet) Add(name string, data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	pages := 0
-	seen := map[int64]bool{}
+	type key struct {
+		id   int64
+		name string
+	}
+	seen := map[key]bool{}
 	for _, r := range f.Runners {
-		seen[r.ID] = true
+		seen[key{r.ID, r.Name}] = true
 	}
 	for {
 		start := dec.InputOffset()
@@ -88,10 +93,10 @@ func (f *Fleet) Add(name string, data []byte) error {
 				return fmt.Errorf("%s:%d: the document has no \"runners\" list; %s", name, line, runnersHint)
 			}
 			for _, r := range *p.Runners {
-				if r.ID != 0 && seen[r.ID] {
+				if seen[key{r.ID, r.Name}] {
 					continue
 				}
-				seen[r.ID] = r.ID != 0
+				seen[key{r.ID, r.Name}] = true
 				run := Runner{ID: r.ID, Name: r.Name, Online: r.Status == "online", Busy: r.Busy}
 				for _, l := range r.Labels {
 					run.Labels = append(run.Labels, l.Name)

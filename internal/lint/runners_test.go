@@ -61,12 +61,15 @@ func TestFleet_ReadsThePagesGhPrints(t *testing.T) {
 	assert.False(t, last.Online, "status offline")
 	assert.True(t, f.Runners[1].Busy)
 
-	// The organization's listing may repeat a runner: it counts once.
+	// The same listing given twice counts once; a runner of another
+	// listing with the same id (the organization's numbering) counts.
 	data, err := os.ReadFile(fleetFile)
 	require.NoError(t, err)
-	require.NoError(t, f.Add("org.json", data))
+	require.NoError(t, f.Add("again.json", data))
 	assert.Len(t, f.Runners, 12)
-	assert.Equal(t, []string{fleetFile, "org.json"}, f.Sources)
+	require.NoError(t, f.Add("org.json", []byte(`{"total_count":1,"runners":[{"id":11,"name":"org-h100-0","status":"online","labels":[{"name":"h100"}]}]}`)))
+	assert.Len(t, f.Runners, 13)
+	assert.Equal(t, []string{fleetFile, "again.json", "org.json"}, f.Sources)
 
 	// gh --slurp wraps the pages in one array.
 	slurped := &Fleet{}
