@@ -3,8 +3,8 @@ package cli
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"

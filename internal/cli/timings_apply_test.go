@@ -158,3 +158,63 @@ print(json.dumps({r.filename: r.est_time for r in collect_tests(discover_ci_file
 	sort.Strings(keys)
 	t.Logf("moved: %v", keys)
 }
+
+func TestTimingsApply_DiffAnnotationsWarningsAndRefusals(t *testing.T) {
+	src, err := os.ReadFile("../timings/testdata/test_dumper.py")
+	require.NoError(t, err)
+	root := testutil.TempTree(t, map[string]string{
+		"tests/e2e/short/test_dumper.py": string(src),
+		"tests/e2e/short/test_b.py":      "register_cuda_ci(est_time=600, suite=\"stage-c-8-gpu-h100\", labels=[\"short\"])\n",
+		"tests/e2e/short/test_c.py":      "register_cuda_ci(est_time=60, suite=\"stage-c-8-gpu-h100\", labels=[\"short\"])\n",
+	})
+	dumper := filepath.Join(root, "tests/e2e/short/test_dumper.py")
+	dir := t.TempDir()
+	run1 := writeTimings(t, dir, "1.json", timings.Timings{"tests/e2e/short/test_dumper.py": 1700, "tests/e2e/short/test_b.py": 1500, "tests/e2e/short/test_c.py": 500})
+	run2 := writeTimings(t, dir, "2.json", timings.Timings{"tests/e2e/short/test_dumper.py": 1600, "tests/e2e/short/test_b.py": 1520})
+	run3 := writeTimings(t, dir, "3.json", timings.Timings{"tests/e2e/short/test_dumper.py": 9000, "tests/e2e/short/test_b.py": 1510})
+
+	// --diff: the median of 1600, 1700, 9000 is 1700; only the cuda call.
+	f, out, errOut := suitesFactory(root, map[string]string{"GITHUB_ACTIONS": "true"})
+	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", "--suite", "stage-c-8-gpu-h100", "--min-runs", "2", "--diff", run1, run2, run3}, f), errOut.String())
+	assert.Contains(t, out.String(), "--- a/tests/e2e/short/test_dumper.py\n+++ b/tests/e2e/short/test_dumper.py\n@@ -31,7 +31,7 @@\n")
+	assert.Contains(t, out.String(), "\n-register_cuda_ci(est_time=1100, suite=\"stage-c-8-gpu-h100\", labels=[\"short\"])\n+register_cuda_ci(est_time=1700, suite=\"stage-c-8-gpu-h100\", labels=[\"short\"])\n register_rocm_ci(")
+	assert.Contains(t, out.String(), "-register_cuda_ci(est_time=600,")
+	assert.NotContains(t, out.String(), "test_c.py", "one run is fewer than --min-runs 2")
+	assert.Contains(t, errOut.String(), "1 file(s) measured in fewer than 2 run(s) left alone")
+	// 1510s measured against an 1800s limit (est_time 600 as --diff leaves it).
+	assert.Contains(t, errOut.String(), "warning: tests/e2e/short/test_b.py:1: measured 1510s is 84% of its 1800s per-file time limit")
+	assert.Contains(t, out.String(), "::warning file=tests/e2e/short/test_b.py,line=1,title=est_time::measured 1510s is 84%")
+	now, _ := os.ReadFile(dumper)
+	assert.Equal(t, src, now, "--diff writes nothing")
+
+	// --check under GitHub Actions: an error annotation on each drift.
+	f, out, _ = suitesFactory(root, map[string]string{"GITHUB_ACTIONS": "true"})
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--suite", "stage-c-8-gpu-h100", "--check", run1}, f))
+	assert.Contains(t, out.String(), "tests/e2e/short/test_dumper.py:34 declared 1100 measured 1700 proposed 1700\n")
+	assert.Contains(t, out.String(), "::error file=tests/e2e/short/test_dumper.py,line=34,title=est_time::est_time 1100 drifted")
+
+	// Without --suite a file registering for two suites is left alone.
+	f, _, errOut = suitesFactory(root, nil)
+	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", run1}, f), errOut.String())
+	assert.Contains(t, errOut.String(), "warning: tests/e2e/short/test_dumper.py: registers for several suites")
+	now, _ = os.ReadFile(dumper)
+	assert.Equal(t, src, now)
+
+	// A link is refused with an error naming it, exit 1, the target kept.
+	b := filepath.Join(root, "tests/e2e/short/test_b.py")
+	bText, err := os.ReadFile(b)
+	require.NoError(t, err)
+	require.Contains(t, string(bText), "est_time=1500,", "the apply above changed test_b.py")
+	run4 := writeTimings(t, dir, "4.json", timings.Timings{"tests/e2e/short/test_b.py": 100})
+	require.NoError(t, os.Rename(b, filepath.Join(root, "real_b.py")))
+	require.NoError(t, os.Symlink("../../../real_b.py", b))
+	f, _, errOut = suitesFactory(root, nil)
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--suite", "stage-c-8-gpu-h100", run4}, f))
+	assert.Contains(t, errOut.String(), "error: tests/e2e/short/test_b.py: is a symbolic link")
+	data, _ := os.ReadFile(filepath.Join(root, "real_b.py"))
+	assert.Equal(t, bText, data)
+
+	f, _, errOut = suitesFactory(root, nil)
+	assert.Equal(t, 2, Main([]string{"--root", root, "timings", "apply", "--threshold", "lots", run1}, f))
+	assert.Contains(t, errOut.String(), "--threshold: invalid threshold")
+}
