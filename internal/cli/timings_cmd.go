@@ -23,7 +23,7 @@ type TimingsMergeOptions struct {
 func NewCmdTimings(f *Factory, runF func(*TimingsMergeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "timings",
-		Short: "Work with measured-timings files (merge the shards' files into one)",
+		Short: "Work with measured-timings files (merge the shards' files, apply them to est_time)",
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
@@ -47,7 +47,7 @@ Without -o the merged document goes to stdout.`,
 	}
 	// Unlike report merge's, an empty -o has always meant stdout.
 	flagkind.EmptyOK(flagkind.String(merge.Flags(), &opts.Output, "output", "o", "write the merged file to `OUT` instead of stdout", flagkind.Output, "json"))
-	cmd.AddCommand(merge)
+	cmd.AddCommand(merge, newCmdTimingsApply(f))
 	return cmd
 }
 

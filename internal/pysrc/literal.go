@@ -14,7 +14,8 @@ import (
 func (p *parser) value(n node) Value {
 	switch n.class {
 	case "Constant":
-		return Value{Kind: KindConstant, Node: "Constant", Const: p.constant(n)}
+		return Value{Kind: KindConstant, Node: "Constant", Const: p.constant(n),
+			Start: int(p.toks[n.lo].start), End: int(p.toks[n.hi-1].end)}
 	case "List":
 		v := Value{Kind: KindList, Node: "List", Elems: make([]Value, 0, len(n.elems))}
 		for _, e := range n.elems {

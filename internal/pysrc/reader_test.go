@@ -80,7 +80,7 @@ func TestReadCalls_ReadsArgumentValues(t *testing.T) {
 	assert.Equal(t, 1, c.Line)
 	require.Len(t, c.Args, 2)
 	assert.Equal(t, Constant{Type: Int, Int: big.NewInt(31)}, c.Args[0].Value.Const)
-	assert.Equal(t, strConst("ab"), c.Args[1].Value)
+	assert.Equal(t, strConst("ab"), withoutSpans(c.Args[1].Value))
 	assert.Equal(t, 2, c.Args[1].Line)
 	want := []Arg{
 		{Name: "labels", Line: 3, Value: Value{Kind: KindList, Node: "List", Elems: []Value{
@@ -97,7 +97,42 @@ func TestReadCalls_ReadsArgumentValues(t *testing.T) {
 		{Name: "k", Line: 6, Value: other("Tuple")}, // the CRLF in j was a line break
 		{DoubleStar: true, Line: 6, Value: other("Name")},
 	}
+	for i := range c.Keywords {
+		c.Keywords[i].Value = withoutSpans(c.Keywords[i].Value)
+	}
 	assert.Equal(t, want, c.Keywords)
+}
+
+// withoutSpans returns v with the source spans of its constants zeroed,
+// for the tests that compare values alone.
+func withoutSpans(v Value) Value {
+	v.Start, v.End = 0, 0
+	for i := range v.Elems {
+		v.Elems[i] = withoutSpans(v.Elems[i])
+	}
+	return v
+}
+
+func TestReadCalls_GivesTheSourceSpanOfEachConstant(t *testing.T) {
+	// The spans are what `timings apply` replaces: exactly the literal's
+	// tokens, never the parentheses or comments around them. The second
+	// call is on a line the quick check hands to the scanner on its own,
+	// so its offsets must still count from the start of the file.
+	src := "x = 1  # register_cpu_ci(\n\n" +
+		"register_cpu_ci(est_time=( 60 ), suite='s',  # c\n" +
+		"    labels=['a' 'b'], nightly=True)\n" +
+		"register_cpu_ci(1_800.5, \"s\")\n"
+	calls, err := ReadCalls([]byte(src), registerNames)
+	require.NoError(t, err)
+	require.Len(t, calls, 2)
+	text := func(v Value) string { return src[v.Start:v.End] }
+	kw := calls[0].Keywords
+	assert.Equal(t, "60", text(kw[0].Value))
+	assert.Equal(t, "'s'", text(kw[1].Value))
+	assert.Equal(t, "'a' 'b'", text(kw[2].Value.Elems[0]))
+	assert.Equal(t, "True", text(kw[3].Value))
+	assert.Equal(t, "1_800.5", text(calls[1].Args[0].Value))
+	assert.Equal(t, `"s"`, text(calls[1].Args[1].Value))
 }
 
 func TestReadCalls_KeepsLoneSurrogatesInWTF8(t *testing.T) {

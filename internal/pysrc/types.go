@@ -108,6 +108,12 @@ type Value struct {
 	Node  string
 	Const Constant // when Kind == KindConstant
 	Elems []Value  // when Kind == KindList
+	// Start and End are, when Kind == KindConstant, the byte offsets in
+	// the source of the literal's tokens [Start, End): the one token of a
+	// number, or the first to the last string of a concatenation, without
+	// any parentheses around them. `timings apply` replaces an est_time
+	// number there and nothing else.
+	Start, End int
 }
 
 // Arg is one argument of a call: positional (Name == ""), starred (*x),
