@@ -79,6 +79,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)", flagkind.Output, "xml")
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)", flagkind.Output, "json")
+	fs.BoolVar(&opts.NoGate, "no-gate", false, "do not call the metric-history gate, even with NEON_DATABASE_URL set")
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
 	// An empty digest checks nothing: a matrix of every shard carries none.
 	flagkind.EmptyOK(flagkind.String(fs, &opts.ExpectPlan, "expect-plan", "", "stop with exit status 4 unless the stage plan is `DIGEST`, the plan policy --shard-matrix gave this shard (\"\" checks nothing)", flagkind.Text))
@@ -109,6 +110,9 @@ func (o *RunOptions) validate() error {
 		if o.PartitionID < 0 || o.PartitionID >= o.PartitionSize {
 			return usageErrorf("--auto-partition-id must be in range [0, %d), but got %s", o.PartitionSize, o.partitionID.Typed())
 		}
+	}
+	if o.NoGate && o.GateHook != "" {
+		return usageErrorf("--no-gate turns the gate off; it cannot be used with --gate-hook")
 	}
 	if o.JSON && !o.ListOnly {
 		return usageErrorf("--json needs --list-only")
@@ -156,6 +160,9 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	if len(p.Tests) == 0 {
 		_, err := fmt.Fprintln(f.Out, view.NoTestsLine)
+		return err
+	}
+	if err := opts.showGate(f, p.Backend); err != nil {
 		return err
 	}
 	if opts.ListOnly {

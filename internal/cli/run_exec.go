@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/suiterun"
 )
@@ -27,6 +29,18 @@ func interruptedStatus(ctx context.Context) int {
 	return 128 + int(syscall.SIGINT)
 }
 
+// showGate prints the line that says whether the metric-history gate runs
+// in a run of a backend suite, and why, when there is one to say (see
+// suiterun.DecideGate).
+func (o *RunOptions) showGate(f *Factory, b config.Backend) error {
+	_, line := suiterun.DecideGate(b, f.Getenv, o.GateHook, o.NoGate, o.gate)
+	if line == "" {
+		return nil
+	}
+	_, err := fmt.Fprintln(f.Out, line)
+	return err
+}
+
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed; see package suiterun) and returns nil when every file passed, an
 // *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
@@ -37,7 +51,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, GateHook: opts.GateHook, Outputs: opts.Outputs,
+		Limits: opts.Limits, GateHook: opts.GateHook, Gate: opts.gate, NoGate: opts.NoGate, Outputs: opts.Outputs,
 		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 	})
 	switch {

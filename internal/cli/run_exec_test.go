@@ -297,3 +297,46 @@ func TestExecuteSuite_CPUChecksOnlyTheJUnitPath(t *testing.T) {
 	require.NoError(t, executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs)))
 	assert.Contains(t, errOut.String(), "--json-report applies to GPU suites only")
 }
+
+// run --list-only says whether the metric-history gate will run and why,
+// and says nothing about it without the store's variable.
+func TestRun_ListOnlyStatesTheGate(t *testing.T) {
+	base := []string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--labels", "run-ci-lora", "--list-only"}
+	neon := map[string]string{"NEON_DATABASE_URL": "postgres://x"}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		extra []string
+		want  string // the last line; "" for no gate line
+	}{
+		{"no variable, no line", nil, nil, ""},
+		{"the configured gate", neon, nil, "[CI Gate] on: NEON_DATABASE_URL is set; python3 calls tests.ci.ci_utils:run_gate_hook after each passed file"},
+		{"--gate-hook wins", neon, []string{"--gate-hook", "true"}, "[CI Gate] on: NEON_DATABASE_URL is set; --gate-hook runs after each passed file"},
+		{"--no-gate", neon, []string{"--no-gate"}, "[CI Gate] off: --no-gate"},
+		{"--no-gate without the variable", nil, []string{"--no-gate"}, "[CI Gate] off: --no-gate"},
+		{"a cpu suite has no gate", neon, []string{"--hw", "cpu", "--suite", "stage-a-cpu"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := filepath.Abs(runRepo)
+			require.NoError(t, err)
+			f, out, _ := execFactory(root, tt.env)
+			cmd := NewCmdRun(f, nil)
+			cmd.SetArgs(append(append([]string{}, base...), tt.extra...))
+			require.NoError(t, cmd.Execute())
+			lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+			last := lines[len(lines)-1]
+			if tt.want == "" {
+				assert.NotContains(t, out.String(), "[CI Gate]")
+			} else {
+				assert.Equal(t, tt.want, last)
+			}
+		})
+	}
+}
+
+func TestRun_NoGateAndGateHookTogetherIsAUsageError(t *testing.T) {
+	_, err := parseRun(t, "--hw", "cuda", "--suite", "s", "--no-gate", "--gate-hook", "true")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--no-gate turns the gate off; it cannot be used with --gate-hook")
+}

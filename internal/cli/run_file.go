@@ -76,6 +76,10 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
 	}
+	opts.gate = cfg.Gate
+	if err := opts.showGate(f, r.Backend); err != nil {
+		return err
+	}
 	if opts.ListOnly {
 		return nil
 	}

@@ -31,6 +31,7 @@ type RunOptions struct {
 	report.Outputs
 	ContinueOnError bool
 	GateHook        string
+	NoGate          bool
 
 	// Which of the two partition flags were given, and the size as typed
 	// (argv parsing only).

@@ -25,6 +25,9 @@ import (
 
 // selectionFlags binds the flags shared by run and partition.
 type selectionFlags struct {
+	// gate is the configuration's gate section; selectSuite sets it.
+	gate config.Gate
+
 	HW             string
 	Suite          string
 	Cadence        string
@@ -124,6 +127,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 	if err != nil {
 		return nil, reportCollectError(f, err)
 	}
+	s.gate = cfg.Gate
 	pol, warnings, err := policy.ForRun(cfg, s.Cadence, s.Labels, s.MatchAllLabels)
 	if err != nil {
 		return nil, err

@@ -124,6 +124,36 @@ type FileRun struct {
 	MinTimeout int
 }
 
+// Gate configures the metric-history gate that `run` drives after every
+// passed CUDA file when the store's secret (NEON_DATABASE_URL) is set and no
+// --gate-hook is given: a Python adapter process, one per run, imports the
+// repository's own gate functions and calls them as run_suite.py does.
+// Each function is "module:function", imported with the repository root
+// first on sys.path.
+type Gate struct {
+	// Configured is false when the configuration has no gate section: then
+	// only --gate-hook calls a gate.
+	Configured bool
+	// Python is the adapter's interpreter, one that has the store's driver.
+	Python string
+	// Hook evaluates one file: hook(file, record, store=, registry=,
+	// write_baseline=, provenance=).
+	Hook string
+	// Store builds the store once per run, or returns None (gate off).
+	Store string
+	// Provenance returns the run's provenance, once per run.
+	Provenance string
+	// Registry reads a file's registrations: registry(file) -> a list of
+	// objects with .backend (an enum whose value is the backend name) and
+	// .suite.
+	Registry string
+	// Timeout bounds one call in seconds (also the store's construction).
+	Timeout int
+}
+
+// DefaultGateTimeout is Gate.Timeout when the section does not say.
+const DefaultGateTimeout = 600
+
 // DefaultFileRunTimeout is FileRun.MinTimeout when the configuration does
 // not say: the default --timeout-per-file of a suite run.
 const DefaultFileRunTimeout = 1800
@@ -163,6 +193,7 @@ type Config struct {
 	ScopeSubtractions map[string][]string
 	NoGPUPaths        []string
 	FileRun           FileRun
+	Gate              Gate
 
 	labelSet map[string]bool
 	funcs    map[string]Backend

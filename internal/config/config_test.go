@@ -406,6 +406,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:13: file_run.min_timeout "0" must be a whole number of seconds from 1 to 2147483647`},
 		{"min timeout not a number", func(s string) string { return s + "file_run:\n  min_timeout: 1.5\n" },
 			`ci.yaml:13: file_run.min_timeout "1.5" must be a whole number of seconds`},
+		{"gate function without a module", func(s string) string { return s + strings.Replace(gateSection(""), "m:h", "run_gate_hook", 1) },
+			`ci.yaml:13: gate.hook "run_gate_hook" must be module:function, as tests.ci.ci_utils:run_gate_hook`},
+		{"gate function missing", func(s string) string {
+			return s + strings.Replace(gateSection(""), "  registry: m:r\n", "", 1)
+		},
+			`ci.yaml:13: the gate section has no "registry" function`},
+		{"gate timeout zero", func(s string) string { return s + gateSection("timeout: 0") },
+			`ci.yaml:13: gate.timeout "0" must be a whole number of seconds from 1 to 2147483647`},
+		{"gate unknown key", func(s string) string { return s + gateSection("module: x") },
+			`ci.yaml:13: unknown key "module" in gate`},
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
 		{"target minutes zero", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 0", 1) },
 			`ci.yaml:12: suite "unit" has target_minutes "0"; expected a positive number of minutes`},
@@ -494,6 +504,34 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 		want.Suites[i].RunsOnAt.BuiltIn = false
 	}
 	assert.Equal(t, want, c)
+}
+
+// gateSection is a gate section whose first line is extra (none when "").
+func gateSection(extra string) string {
+	s := "gate:\n"
+	if extra != "" {
+		s += "  " + extra + "\n"
+	}
+	return s + "  hook: m:h\n  store: m:s\n  provenance: m:p\n  registry: m:r\n"
+}
+
+func TestParse_GateSection(t *testing.T) {
+	c, err := Parse("ci.yaml", []byte(minimal))
+	require.NoError(t, err)
+	assert.False(t, c.Gate.Configured, "without a gate section only --gate-hook calls a gate")
+
+	c, err = Parse("ci.yaml", []byte(minimal+gateSection("python: /usr/bin/python3")))
+	require.NoError(t, err)
+	assert.Equal(t, Gate{Configured: true, Python: "/usr/bin/python3", Hook: "m:h", Store: "m:s", Provenance: "m:p",
+		Registry: "m:r", Timeout: DefaultGateTimeout}, c.Gate)
+
+	assert.Equal(t, Gate{Configured: true, Python: "python3", Hook: "tests.ci.ci_utils:run_gate_hook",
+		Store: "tests.ci.ci_utils:build_store_from_env", Provenance: "tests.ci.ci_utils:gate_provenance_from_env",
+		Registry: "tests.ci.ci_register:ut_parse_one_file", Timeout: 600}, Default().Gate, "Miles' own gate")
+
+	c, err = Parse("ci.yaml", []byte("extends: default\ngate:\n  python: /opt/py\n  hook: a:b\n  store: a:c\n  provenance: a:d\n  registry: a:e\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "/opt/py", c.Gate.Python, "extends: default replaces the gate section whole")
 }
 
 func TestParse_FileRunSectionIsOptional(t *testing.T) {

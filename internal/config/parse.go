@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -599,7 +600,7 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", "discovery", "register_functions", "labels", "labels_file",
-		"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run")
+		"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate")
 	if err != nil {
 		return err
 	}
@@ -657,8 +658,57 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 			c.NoGPUPaths = append(c.NoGPUPaths, s)
 		}
 	}
-	return p.fileRun(f["file_run"], c)
+	if err := p.fileRun(f["file_run"], c); err != nil {
+		return err
+	}
+	return p.gate(f["gate"], c)
 }
+
+// gate reads the optional gate section (see Gate). Every function is
+// required; python and timeout have defaults.
+func (p *parser) gate(n *yaml.Node, c *Config) error {
+	if n == nil {
+		return nil
+	}
+	g := Gate{Configured: true, Python: "python3", Timeout: DefaultGateTimeout}
+	f, err := p.fields(n, "gate", "python", "hook", "store", "provenance", "registry", "timeout")
+	if err != nil {
+		return err
+	}
+	if v := f["python"]; v != nil {
+		if g.Python, err = p.str(v, "gate.python"); err != nil {
+			return err
+		}
+		if g.Python == "" || strings.ContainsAny(g.Python, "\r\n\x00") {
+			return p.errf(v, "gate.python %q must be an interpreter's name or path", g.Python)
+		}
+	}
+	for _, fn := range []struct {
+		key string
+		dst *string
+	}{{"hook", &g.Hook}, {"store", &g.Store}, {"provenance", &g.Provenance}, {"registry", &g.Registry}} {
+		v := f[fn.key]
+		if v == nil {
+			return p.errf(n, "the gate section has no %q function", fn.key)
+		}
+		if *fn.dst, err = p.str(v, "gate."+fn.key); err != nil {
+			return err
+		}
+		if !gateFuncRE.MatchString(*fn.dst) {
+			return p.errf(v, "gate.%s %q must be module:function, as tests.ci.ci_utils:run_gate_hook", fn.key, *fn.dst)
+		}
+	}
+	if v := f["timeout"]; v != nil {
+		if v.ShortTag() != "!!int" || v.Decode(&g.Timeout) != nil || g.Timeout < 1 || g.Timeout > MaxTimeout {
+			return p.errf(v, "gate.timeout %q must be a whole number of seconds from 1 to %d", v.Value, MaxTimeout)
+		}
+	}
+	c.Gate = g
+	return nil
+}
+
+// gateFuncRE matches a gate function's "module:function".
+var gateFuncRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
 
 // fileRun reads the optional file_run section. Without it, file runs have
 // the default minimum timeout and no image repository (file-run then says

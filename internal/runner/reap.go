@@ -31,6 +31,14 @@ var (
 	started atomic.Bool
 )
 
+// exemptGroups holds the process groups that the sweeps after each file
+// spare: the gate adapter's, which lives as long as the run and ends it
+// itself (closeGate). KillLeftovers spares nothing.
+var (
+	exemptMu     sync.Mutex
+	exemptGroups = map[int]bool{}
+)
+
 // prepareChildren is called before a child starts: miles-ci becomes the
 // child subreaper of its descendants (where the system has one), once.
 func prepareChildren() {
@@ -93,7 +101,13 @@ func leftovers(pgid, except int) (pids []int, known bool) {
 	}
 	self := os.Getpid()
 	children := map[int][]procEntry{}
+	exemptMu.Lock()
+	defer exemptMu.Unlock()
 	for _, p := range table {
+		if exemptGroups[p.pgid] || exemptGroups[p.pid] {
+			// Neither ended nor reaped: os/exec collects the adapter.
+			continue
+		}
 		children[p.ppid] = append(children[p.ppid], p)
 		if p.zombie && p.ppid == self && p.pid != except {
 			var ws syscall.WaitStatus
@@ -189,6 +203,9 @@ func KillLeftovers() {
 	if !started.Load() {
 		return
 	}
+	exemptMu.Lock()
+	clear(exemptGroups)
+	exemptMu.Unlock()
 	deadline := time.Now().Add(sweepMax)
 	for {
 		pids, known := leftovers(0, 0)

@@ -189,6 +189,10 @@ type Options struct {
 	// were merged (see runGateHook).
 	GateHook      string
 	WriteBaseline bool
+	// Gate, when set and GateHook is empty, evaluates the repository's
+	// own gate after a passing attempt's records were merged (see
+	// runGateAdapter).
+	Gate *GateAdapter
 
 	Env    []string // the children's environment; nil: this process's
 	Out    io.Writer
@@ -344,8 +348,12 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 			rep.Interrupted = true
 			stopped = true
 		case res.Status == Pass:
-			if res.RecordPath != "" && opts.GateHook != "" {
+			switch {
+			case res.RecordPath == "":
+			case opts.GateHook != "":
 				r.runGateHook(ctx, res)
+			case opts.Gate != nil:
+				r.runGateAdapter(ctx, res)
 			}
 		case !opts.ContinueOnError:
 			stopped = true
@@ -356,6 +364,7 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		}
 	}
 	rep.Elapsed = opts.Now().Sub(start)
+	r.closeGate(gateCloseWait)
 	r.printSummary(rep)
 	return rep
 }
@@ -363,6 +372,7 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 type runState struct {
 	opts Options
 	n    int
+	gate gateState
 }
 
 func (r *runState) printf(format string, args ...any) {

@@ -38,7 +38,11 @@ type Spec struct {
 
 	runner.Limits
 	GateHook string
-	Outputs  report.Outputs
+	// Gate is the configuration's gate section; NoGate (--no-gate) turns
+	// it and the hook off.
+	Gate    config.Gate
+	NoGate  bool
+	Outputs report.Outputs
 
 	Getenv func(string) string
 	Env    []string // the children's environment; nil inherits ours
@@ -87,7 +91,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 
 	env := s.Env
 	gateBase := s.Getenv(runner.RecordDirEnv)
-	if gateBase == "" && p.Backend == config.CUDA && s.Getenv(envNeonDatabaseURL) != "" {
+	mode, _ := DecideGate(p.Backend, s.Getenv, s.GateHook, s.NoGate, s.Gate)
+	if gateBase == "" && p.Backend == config.CUDA && s.Getenv(envNeonDatabaseURL) != "" && !s.NoGate {
 		dir, err := runner.NewGateBase()
 		if err != nil {
 			return Outcome{}, err
@@ -109,7 +114,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,
 		GateBaseDir:     gateBase,
-		GateHook:        s.GateHook,
+		GateHook:        gateHook(s.NoGate, s.GateHook),
+		Gate:            gateAdapter(mode, s.Gate, p),
 		WriteBaseline:   p.Policy.WriteBaseline,
 		Env:             env,
 		Out:             s.Out,
@@ -134,6 +140,55 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		out.Code = 1
 	}
 	return out, nil
+}
+
+// GateMode is what calls the metric-history gate in a run.
+type GateMode int
+
+const (
+	GateOff     GateMode = iota // no gate runs
+	GateHook                    // --gate-hook runs after each passed file
+	GateAdapter                 // the configuration's gate functions run
+)
+
+// DecideGate says what calls the gate in a run of a backend suite, and a
+// line that says so for the log ("" when there is nothing to say: a suite
+// that is not CUDA, or no store variable and no flag). The gate is
+// CUDA-only and needs the store's variable, as in run_suite.py; --no-gate
+// turns it off, --gate-hook replaces the configured one.
+func DecideGate(b config.Backend, getenv func(string) string, hook string, noGate bool, g config.Gate) (GateMode, string) {
+	if b != config.CUDA {
+		return GateOff, ""
+	}
+	set := getenv(envNeonDatabaseURL) != ""
+	switch {
+	case noGate:
+		return GateOff, "[CI Gate] off: --no-gate"
+	case !set:
+		return GateOff, ""
+	case hook != "":
+		return GateHook, "[CI Gate] on: " + envNeonDatabaseURL + " is set; --gate-hook runs after each passed file"
+	case !g.Configured:
+		return GateOff, "[CI Gate] off: " + envNeonDatabaseURL + " is set, but the configuration has no gate section (give --gate-hook COMMAND)"
+	}
+	return GateAdapter, fmt.Sprintf("[CI Gate] on: %s is set; %s calls %s after each passed file", envNeonDatabaseURL, g.Python, g.Hook)
+}
+
+func gateHook(noGate bool, hook string) string {
+	if noGate {
+		return ""
+	}
+	return hook
+}
+
+func gateAdapter(m GateMode, g config.Gate, p *suite.Plan) *runner.GateAdapter {
+	if m != GateAdapter {
+		return nil
+	}
+	return &runner.GateAdapter{
+		Python: g.Python, Hook: g.Hook, Store: g.Store, Provenance: g.Provenance, Registry: g.Registry,
+		Timeout: time.Duration(g.Timeout) * time.Second, Backend: string(p.Backend), Suite: p.Suite.Name,
+	}
 }
 
 // runPytest runs a CPU suite as one pytest process, whose status is the

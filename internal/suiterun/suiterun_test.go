@@ -69,3 +69,41 @@ func TestRun_ABadOutputPathStopsTheRunBeforeAnyTest(t *testing.T) {
 	assert.Contains(t, err.Error(), "--json-report")
 	assert.Zero(t, started, "no test may start")
 }
+
+func TestDecideGate(t *testing.T) {
+	miles := config.Default().Gate
+	neon := func(k string) string {
+		if k == "NEON_DATABASE_URL" {
+			return "postgres://x"
+		}
+		return ""
+	}
+	none := func(string) string { return "" }
+	tests := []struct {
+		name    string
+		backend config.Backend
+		getenv  func(string) string
+		hook    string
+		noGate  bool
+		gate    config.Gate
+		mode    GateMode
+		line    string
+	}{
+		{"the configured gate", config.CUDA, neon, "", false, miles, GateAdapter,
+			"[CI Gate] on: NEON_DATABASE_URL is set; python3 calls tests.ci.ci_utils:run_gate_hook after each passed file"},
+		{"no variable", config.CUDA, none, "", false, miles, GateOff, ""},
+		{"not cuda", config.ROCM, neon, "", false, miles, GateOff, ""},
+		{"--gate-hook wins", config.CUDA, neon, "h", false, miles, GateHook,
+			"[CI Gate] on: NEON_DATABASE_URL is set; --gate-hook runs after each passed file"},
+		{"--no-gate", config.CUDA, neon, "", true, miles, GateOff, "[CI Gate] off: --no-gate"},
+		{"no gate section", config.CUDA, neon, "", false, config.Gate{}, GateOff,
+			"[CI Gate] off: NEON_DATABASE_URL is set, but the configuration has no gate section (give --gate-hook COMMAND)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mode, line := DecideGate(tt.backend, tt.getenv, tt.hook, tt.noGate, tt.gate)
+			assert.Equal(t, tt.mode, mode)
+			assert.Equal(t, tt.line, line)
+		})
+	}
+}

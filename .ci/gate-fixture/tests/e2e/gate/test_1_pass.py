@@ -1,0 +1,12 @@
+import records
+from tests.ci.ci_register import register_cuda_ci
+from tests.ci.metric_history import register_ci_gate
+
+register_cuda_ci(est_time=1, suite="stage-c-8-gpu-h100", labels=["eval"])
+register_ci_gate(metric_key="rollout/raw_reward", steps="last", constraint={"rel_up": 0.2, "rel_down": 0.2})
+register_ci_gate(metric_key="train/loss", steps="all", constraint={"rel_up": 0.5, "abs_floor_down": 0.1})
+
+records.write([
+    {"rollout/raw_reward": [[1, 0.7], [0, 0.5]], "train/loss": [[0, 2.0]]},
+    {"rollout/raw_reward": [[2, 0.8]], "train/loss": [[1, 1.5]]},
+])
