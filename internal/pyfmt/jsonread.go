@@ -98,6 +98,10 @@ func (p *jsonParser) literal(word string) bool {
 
 const maxDepth = 1000
 
+// MaxIntDigits is Python's default limit on the digits of an integer read
+// from a string (sys.int_info.default_max_str_digits).
+const MaxIntDigits = 4300
+
 func (p *jsonParser) value(depth int) (*JSONValue, error) {
 	if depth > maxDepth {
 		return nil, p.errorf("nested too deeply")
@@ -165,6 +169,19 @@ func (p *jsonParser) number() (*JSONValue, error) {
 			p.pos = save // not an exponent: the number ends before the 'e'
 		} else {
 			isFloat = true
+		}
+	}
+	if !isFloat {
+		// Python's int() refuses more digits than this, and so json.loads.
+		// Counting first also spares the conversion, which grows with the
+		// square of the digits.
+		n := p.pos - start
+		if p.src[start] == '-' {
+			n--
+		}
+		if n > MaxIntDigits {
+			p.pos = start
+			return nil, p.errorf("integer exceeds the limit (%d digits) for integer string conversion: value has %d digits", MaxIntDigits, n)
 		}
 	}
 	text := string(p.src[start:p.pos])

@@ -1,6 +1,7 @@
 package pyfmt
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +15,9 @@ func TestPyJSON_RoundTripsLikePython(t *testing.T) {
 		{"{\"metric\": \"k\u00e9\U0001F600\\\"\\\\\\u0001\u007f\", \"series\": [[2, 1e16], [3, 1e-05], [null, NaN], [-0, 1.0], [5, -0.0]]}",
 			`{"metric": "k\u00e9\ud83d\ude00\"\\\u0001\u007f", "series": [[2, 1e+16], [3, 1e-05], [null, NaN], [0, 1.0], [5, -0.0]]}`},
 	}
+	// Python reads an integer of up to 4300 digits, sign apart.
+	big := "-" + strings.Repeat("9", 4300)
+	tests = append(tests, struct{ in, want string }{"[" + big + "]", "[" + big + "]"})
 	for _, tt := range tests {
 		v, err := ParseJSON([]byte(tt.in))
 		require.NoError(t, err, tt.in)
@@ -28,6 +32,9 @@ func TestMergeRecords_Errors(t *testing.T) {
 		{"series not a list", "{\"metric\": \"a\", \"series\": 3}\n", "r.jsonl:1: \"series\" is not a list"},
 		{"steps that cannot be ordered", "{\"metric\": \"a\", \"series\": [[1, 2], [\"x\", 3]]}\n", "cannot be ordered"},
 		{"not UTF-8", "{\"metric\": \"\xff\", \"series\": []}\n", "r.jsonl: not UTF-8"},
+		// Python's int() refuses more than 4300 digits, so json.loads does.
+		{"an integer past Python's digit limit", "{\"metric\": \"a\", \"series\": [[-" + strings.Repeat("7", 4301) + ", 1]]}\n",
+			"r.jsonl:1: invalid JSON at column 29: integer exceeds the limit (4300 digits) for integer string conversion: value has 4301 digits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
