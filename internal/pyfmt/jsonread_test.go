@@ -1,6 +1,7 @@
 package pyfmt
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,4 +58,31 @@ func TestJSONStringListCompact_EscapesControlsAndNonASCII(t *testing.T) {
 	assert.Equal(t, `["a","b"]`, JSONStringListCompact([]string{"a", "b"}))
 	assert.Equal(t, `["<&>","\"\\","\n\t\u0001\u007f","\u00e9\ud83d\ude00"]`,
 		JSONStringListCompact([]string{"<&>", `"\`, "\n\t\x01\x7f", "é😀"}))
+}
+
+// Steps sort as Python's sort with the key (step is None, step) sorts them:
+// numbers of every kind by value, exactly past 2**53, equal steps in their
+// first order, null steps last. The output was written by Python.
+func TestMergeRecords_SortsStepsLikePython(t *testing.T) {
+	in := `{"metric": "m", "series": [[9007199254740993, "a"], [9007199254740992.0, "b"], [true, "c"], [1, "d"], [null, "e"], [0.5, "f"], [-1000000000000000000000000000000, "g"], [9007199254740992, "h"]]}` + "\n"
+	got, err := MergeRecords([]RecordFile{{Name: "r.jsonl", Data: []byte(in)}})
+	require.NoError(t, err)
+	assert.Equal(t, `{"metric": "m", "series": [[-1000000000000000000000000000000, "g"], [0.5, "f"], [true, "c"], [1, "d"], [9007199254740992.0, "b"], [9007199254740992, "h"], [9007199254740993, "a"], [null, "e"]]}`+"\n", string(got))
+}
+
+// A long series sorts in O(n log n) comparisons: two hundred thousand points, in
+// reverse, come out in order.
+func TestMergeRecords_SortsALongSeries(t *testing.T) {
+	const n = 200000
+	var b strings.Builder
+	b.WriteString(`{"metric": "m", "series": [`)
+	for i := n; i > 0; i-- {
+		fmt.Fprintf(&b, "[%d, 0.5], ", i)
+	}
+	b.WriteString("[null, 1]]}\n")
+	got, err := MergeRecords([]RecordFile{{Name: "r.jsonl", Data: []byte(b.String())}})
+	require.NoError(t, err)
+	want := `{"metric": "m", "series": [[1, 0.5], [2, 0.5], `
+	require.True(t, strings.HasPrefix(string(got), want), "%.80s", got)
+	assert.True(t, strings.HasSuffix(string(got), fmt.Sprintf("[%d, 0.5], [null, 1]]}\n", n)))
 }
