@@ -148,10 +148,8 @@ func exactFloat(v *JSONValue) (float64, bool) {
 		}
 		return 0, true
 	case jInt:
-		if v.i.IsInt64() {
-			if n := v.i.Int64(); -1<<53 <= n && n <= 1<<53 {
-				return float64(n), true
-			}
+		if v.i == nil && -1<<53 <= v.n && v.n <= 1<<53 {
+			return float64(v.n), true
 		}
 	}
 	return 0, false
