@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/view"
 )
@@ -63,27 +64,28 @@ Reports of different suites are an error. Without -o it goes to stdout.`,
 }
 
 func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) error {
-	reports := make([]*report.Report, len(opts.Inputs))
-	for i, path := range opts.Inputs {
+	// One report at a time: each is dropped once merged, but for its
+	// file entries.
+	var m report.Merger
+	for _, path := range opts.Inputs {
 		r, err := report.Read(path)
 		if err != nil {
 			return err
 		}
-		reports[i] = r
+		if err := m.Add(r); err != nil {
+			return err
+		}
 	}
-	merged, err := report.Merge(reports...)
+	// What report summary would refuse is never written.
+	data, err := report.MarshalReadable(m.Report())
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write the merged report: %w", err)
 	}
 	if opts.Output != "" {
-		if err := report.Write(opts.Output, merged); err != nil {
+		if err := fsutil.WriteFile(opts.Output, data); err != nil {
 			return fmt.Errorf("write report %q: %w", opts.Output, err)
 		}
 		return nil
-	}
-	data, err := report.Marshal(merged)
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
 	}
 	_, err = f.Out.Write(data)
 	return err

@@ -345,6 +345,10 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 	}
 	a, b := write("a.json", "s"), write("b.json", "t")
 	out := filepath.Join(dir, "out.json")
+	// Each within the bounds report summary checks, their sums not.
+	many := filepath.Join(dir, "many.json")
+	require.NoError(t, os.WriteFile(many, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "elapsed": 5e11,
+		"files": [{"file": "x.py", "status": "FAIL", "attempts": 600000, "elapsed": 1}]}`), 0o644))
 	tests := []struct {
 		name string
 		args []string
@@ -357,6 +361,10 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 			`error: read report "DIR/none.json": open: no such file or directory`},
 		{"no input", []string{"report", "merge"}, 2, "error: requires at least 1 arg(s), only received 0"},
 		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "error: --output needs a path, got an empty value"},
+		{"merged attempts past the bound", []string{"report", "merge", many, many, "-o", out}, 1,
+			`error: cannot write the merged report: files[0] ("x.py") has "attempts" 1200000; expected a count from 0 to 1000000`},
+		{"merged attempts past the bound, to stdout", []string{"report", "merge", many, many}, 1,
+			`error: cannot write the merged report: files[0] ("x.py") has "attempts" 1200000; expected a count from 0 to 1000000`},
 		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": is a directory, not a regular file`},
 		{"summary of two", []string{"report", "summary", a, b}, 2, "error: accepts 1 arg(s), received 2"},
 	}

@@ -373,3 +373,25 @@ func TestRules_TwoCommandsOfOneJobAreOneStageJob(t *testing.T) {
 		".github/workflows/pr-test.yml:9:3: error: job 'unit-job' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]",
 	}, lintSmall(t, map[string]string{"pr-test.yml": renamed}, nil))
 }
+
+// A run: script of 400,000 words on one line is read and placed in time
+// linear in its length: the finding after them has its exact column. Words
+// YAML escapes, so that none is found as written, are read as fast; the
+// finding is then placed where its word is, or at the command.
+func TestRules_ALongRunScript(t *testing.T) {
+	var words strings.Builder
+	for i := range 400000 {
+		fmt.Fprintf(&words, "w%d ", i)
+	}
+	prefix := "echo " + words.String() + "&& miles-ci run --hw cpu --suite "
+	wf := edit("miles-ci run --hw cpu --suite unit", prefix+"ext")(smallWorkflow)
+	got := lintSmall(t, map[string]string{"pr-test.yml": wf}, nil)
+	assert.Contains(t, got, fmt.Sprintf(".github/workflows/pr-test.yml:14:%d: error: suite ext is external: another repository's workflow runs it, so no job here may (%%ROOT%%/.miles-ci.yaml) [external-job]", 11+len(prefix)))
+
+	escaped := strings.ReplaceAll(words.String()[:2<<20], "w", `\u00e9`)
+	run := smallWorkflow[strings.Index(smallWorkflow, "      - run: |\n          miles-ci run --hw cpu"):strings.Index(smallWorkflow, "  gpu:")]
+	wf = edit(run, `      - run: "echo `+escaped+` && miles-ci run --hw cpu --suite ext --cadence ${{ needs.policy.outputs.cadence }} --labels ${{ needs.policy.outputs.raw_labels }}"`+"\n")(smallWorkflow)
+	got = lintSmall(t, map[string]string{"pr-test.yml": wf}, nil)
+	require.Len(t, got, 3, "%q", got)
+	assert.Regexp(t, `^\.github/workflows/pr-test\.yml:13:[0-9]+: error: suite ext is external`, got[2])
+}

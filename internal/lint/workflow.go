@@ -344,9 +344,14 @@ func (wf *workflow) offset(n *yaml.Node) int {
 
 // position returns the 1-based line and character column of a byte offset.
 func (wf *workflow) position(off int) (int, int) {
-	line := sort.Search(len(wf.lineStarts), func(i int) bool { return wf.lineStarts[i] > off })
+	line := wf.lineOf(off)
 	start := wf.lineStarts[line-1]
 	return line, utf8.RuneCount(wf.src[start:off]) + 1
+}
+
+// lineOf returns the 1-based line of a byte offset.
+func (wf *workflow) lineOf(off int) int {
+	return sort.Search(len(wf.lineStarts), func(i int) bool { return wf.lineStarts[i] > off })
 }
 
 // placeWords gives each word of a command held in the scalar node n its
@@ -354,6 +359,12 @@ func (wf *workflow) position(off int) (int, int) {
 // only the blanks between words, so each word's raw text is found, in
 // order, in the file from the node on; a word YAML escaping changed is not
 // found and keeps no position (it is then reported at the command).
+//
+// The work is linear in the script: columns are counted on from the last
+// word's, and the searches that find nothing, each of which reads to the
+// limit, stop once they have read sixteen times the node's source (a
+// script where escaping changed many words keeps its later words
+// unplaced).
 func (wf *workflow) placeWords(n *yaml.Node, cmds [][]word) {
 	from := wf.offset(n)
 	// The search stays near the node: its source is the value plus the
@@ -361,17 +372,27 @@ func (wf *workflow) placeWords(n *yaml.Node, cmds [][]word) {
 	// there (changed by an escape) is not matched far below.
 	limit := min(len(wf.src), from+4*len(n.Value)+1024)
 	cursor := from
+	missBudget := 16*(limit-from) + 1<<20
+	lastOff, lastLine, lastCol := -1, 0, 0
 	for _, cmd := range cmds {
 		for i := range cmd {
 			w := &cmd[i]
-			if cursor > limit {
+			if cursor > limit || missBudget < 0 {
 				continue
 			}
 			k := bytes.Index(wf.src[cursor:limit], []byte(w.raw))
 			if k < 0 {
+				missBudget -= limit - cursor
 				continue
 			}
-			w.line, w.col = wf.position(cursor + k)
+			off := cursor + k
+			line := wf.lineOf(off)
+			if line == lastLine && lastOff >= wf.lineStarts[line-1] {
+				w.line, w.col = line, lastCol+utf8.RuneCount(wf.src[lastOff:off])
+			} else {
+				w.line, w.col = wf.position(off)
+			}
+			lastOff, lastLine, lastCol = off, w.line, w.col
 			cursor += k + len(w.raw)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // digit; floats are re-printed from their value, as Python does. The
 // metric-history gate's records are read and merged with it.
 
-type jsonKind int
+type jsonKind uint8
 
 const (
 	jNull jsonKind = iota
@@ -29,14 +29,14 @@ const (
 )
 
 type JSONValue struct {
-	kind  jsonKind
-	b     bool
-	i     *big.Int
-	f     float64
-	s     string // WTF-8: lone surrogates are kept as themselves
-	list  []*JSONValue
-	keys  []string     // jObject: keys in first-seen order
-	items []*JSONValue // jObject: values, parallel to keys
+	kind jsonKind
+	b    bool
+	n    int64    // jInt that fits an int64 (i is nil)
+	i    *big.Int // jInt past int64
+	f    float64
+	s    string       // WTF-8: lone surrogates are kept as themselves
+	list []*JSONValue // jList: the items; jObject: the values, parallel to keys
+	keys []string     // jObject: keys in first-seen order
 }
 
 // Get is the value of key in an object; false for a missing key or a value
@@ -47,7 +47,7 @@ func (v *JSONValue) Get(key string) (*JSONValue, bool) {
 	}
 	for i, k := range v.keys {
 		if k == key {
-			return v.items[i], true
+			return v.list[i], true
 		}
 	}
 	return nil, false
@@ -97,6 +97,10 @@ func (p *jsonParser) literal(word string) bool {
 }
 
 const maxDepth = 1000
+
+// MaxIntDigits is Python's default limit on the digits of an integer read
+// from a string (sys.int_info.default_max_str_digits).
+const MaxIntDigits = 4300
 
 func (p *jsonParser) value(depth int) (*JSONValue, error) {
 	if depth > maxDepth {
@@ -167,6 +171,19 @@ func (p *jsonParser) number() (*JSONValue, error) {
 			isFloat = true
 		}
 	}
+	if !isFloat {
+		// Python's int() refuses more digits than this, and so json.loads.
+		// Counting first also spares the conversion, which grows with the
+		// square of the digits.
+		n := p.pos - start
+		if p.src[start] == '-' {
+			n--
+		}
+		if n > MaxIntDigits {
+			p.pos = start
+			return nil, p.errorf("integer exceeds the limit (%d digits) for integer string conversion: value has %d digits", MaxIntDigits, n)
+		}
+	}
 	text := string(p.src[start:p.pos])
 	if isFloat {
 		f, err := strconv.ParseFloat(text, 64)
@@ -174,6 +191,9 @@ func (p *jsonParser) number() (*JSONValue, error) {
 			return nil, p.errorf("bad number %q", text)
 		}
 		return &JSONValue{kind: jFloat, f: f}, nil
+	}
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return &JSONValue{kind: jInt, n: n}, nil
 	}
 	i, ok := new(big.Int).SetString(text, 10)
 	if !ok {
@@ -318,14 +338,14 @@ func (p *jsonParser) object(depth int) (*JSONValue, error) {
 		}
 		// The last of duplicate keys wins, in the first one's place.
 		if i, ok := index[s]; ok {
-			v.items[i] = item
+			v.list[i] = item
 		} else {
 			if index == nil {
 				index = map[string]int{}
 			}
 			index[s] = len(v.keys)
 			v.keys = append(v.keys, s)
-			v.items = append(v.items, item)
+			v.list = append(v.list, item)
 		}
 		p.space()
 		if p.pos >= len(p.src) {
@@ -354,6 +374,9 @@ func (v *JSONValue) AppendJSON(out []byte) []byte {
 		}
 		return append(out, "false"...)
 	case jInt:
+		if v.i == nil {
+			return strconv.AppendInt(out, v.n, 10)
+		}
 		return v.i.Append(out, 10)
 	case jFloat:
 		switch {
@@ -384,7 +407,7 @@ func (v *JSONValue) AppendJSON(out []byte) []byte {
 			}
 			out = AppendJSONStringASCII(out, k)
 			out = append(out, ": "...)
-			out = v.items[i].AppendJSON(out)
+			out = v.list[i].AppendJSON(out)
 		}
 		return append(out, '}')
 	}
@@ -410,6 +433,9 @@ func jsonLess(a, b *JSONValue) (bool, error) {
 func toBig(v *JSONValue) *big.Float {
 	switch v.kind {
 	case jInt:
+		if v.i == nil {
+			return new(big.Float).SetInt64(v.n)
+		}
 		return new(big.Float).SetInt(v.i)
 	case jBool:
 		if v.b {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -287,7 +288,7 @@ func TestReadFile_ReadsExactBytes(t *testing.T) {
 	content := bytes.Repeat([]byte("abc\x00\xff"), 1000)
 	require.NoError(t, os.WriteFile(p, content, 0o644))
 	for _, buf := range [][]byte{nil, make([]byte, 0, 3), make([]byte, 100, 100_000)} {
-		got, err := readFile(p, buf)
+		got, _, err := readFile(p, buf, nil)
 		require.NoError(t, err)
 		assert.Equal(t, content, got)
 	}
@@ -310,4 +311,43 @@ func TestCollect_OverlappingRootsCountAFileOnce(t *testing.T) {
 	require.Len(t, reg.Registrations, 2)
 	assert.Equal(t, "tests/e2e/sub/test_b.py", reg.Registrations[0].File)
 	assert.Equal(t, "tests/e2e/test_a.py", reg.Registrations[1].File)
+}
+
+// The workers' memory does not grow with the number of cores times the file
+// size: eight files near the size limit, collected by eight workers, never
+// have more than four files' worth of heap in use (eight before the budget:
+// 129 MiB; one worker: 32 MiB).
+func TestCollect_BigFilesShareOneMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	body := "register_cpu_ci(1, 'stage-b-cpu')\n" + strings.Repeat("x = 1\n", (MaxFileSize-64)/6)
+	for i := range 8 {
+		files[fmt.Sprintf("tests/e2e/test_%d.py", i)] = body
+	}
+	testutil.WriteTree(t, dir, files)
+	prev := runtime.GOMAXPROCS(8)
+	defer runtime.GOMAXPROCS(prev)
+	runtime.GC()
+
+	var peak uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	reg, err := Collect(dir, config.Default())
+	close(stop)
+	<-done
+	require.NoError(t, err)
+	assert.Len(t, reg.Registrations, 8)
+	assert.Less(t, peak, uint64(4*MaxFileSize), "peak heap in use: %d MiB", peak>>20)
 }

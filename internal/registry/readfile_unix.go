@@ -9,7 +9,9 @@ import (
 
 // readFile reads a regular file of at most MaxFileSize bytes into buf; the
 // returned slice aliases buf when it was large enough. The error says what
-// went wrong without the path, which the caller adds.
+// went wrong without the path, which the caller adds. A file that does not
+// fit buf takes its size from budget before it is read, and held says how
+// much, for the caller to give back once done with the file.
 //
 // It uses the system calls directly: os.Open on Linux also tries to
 // register every file with the network poller and attaches a finalizer,
@@ -24,14 +26,14 @@ import (
 // keeping the system calls but always calling fstat and allocating each
 // file's buffer costs 25-33%. Each variant allocates enough for a garbage
 // collection cycle to start, which alone costs about 13%.
-func readFile(name string, buf []byte) ([]byte, error) {
+func readFile(name string, buf []byte, budget *byteBudget) (data []byte, held int64, err error) {
 	var fd int
-	err := retryEINTR(func() (err error) {
+	err = retryEINTR(func() (err error) {
 		fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot read file: %w", err)
+		return nil, 0, fmt.Errorf("cannot read file: %w", err)
 	}
 	defer syscall.Close(fd)
 
@@ -45,24 +47,34 @@ func readFile(name string, buf []byte) ([]byte, error) {
 		return err
 	})
 	if err == nil && n < cap(buf) {
-		return buf[:n], nil // a short read: the whole file
+		return buf[:n], 0, nil // a short read: the whole file
 	}
 	var st syscall.Stat_t
 	if err := retryEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
-		return nil, fmt.Errorf("cannot read file: %w", err)
+		return nil, 0, fmt.Errorf("cannot read file: %w", err)
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, fmt.Errorf("not a regular file")
+		return nil, 0, fmt.Errorf("not a regular file")
 	}
 	if err != nil {
-		return buf, fmt.Errorf("cannot read file: %w", err)
+		return buf, 0, fmt.Errorf("cannot read file: %w", err)
 	}
 	if st.Size > MaxFileSize {
-		return nil, fmt.Errorf("file is %d bytes, larger than the %d MiB a test file may have", st.Size, MaxFileSize>>20)
+		return nil, 0, fmt.Errorf("file is %d bytes, larger than the %d MiB a test file may have", st.Size, MaxFileSize>>20)
 	}
 	// The size is a hint: read until the end, but never past the limit, in
 	// case the file grows while we read it.
 	buf = buf[:n]
+	// The budget is taken for the most this read can hold.
+	held = MaxFileSize + 1
+	if st.Size < MaxFileSize {
+		held = st.Size + 1
+	}
+	if budget != nil {
+		budget.acquire(held)
+	} else {
+		held = 0
+	}
 	if want := int(st.Size) + 1; cap(buf) < want {
 		buf = append(make([]byte, 0, want), buf...)
 	}
@@ -76,16 +88,16 @@ func readFile(name string, buf []byte) ([]byte, error) {
 			return err
 		})
 		if err != nil {
-			return buf, fmt.Errorf("cannot read file: %w", err)
+			return buf, held, fmt.Errorf("cannot read file: %w", err)
 		}
 		buf = buf[:len(buf)+n]
 		if len(buf) > MaxFileSize {
-			return buf, fmt.Errorf("file is larger than the %d MiB a test file may have", MaxFileSize>>20)
+			return buf, held, fmt.Errorf("file is larger than the %d MiB a test file may have", MaxFileSize>>20)
 		}
 		// A regular file reads short only at its end, so a short read
 		// saves the system call that would return 0.
 		if n == 0 || n < room {
-			return buf, nil
+			return buf, held, nil
 		}
 	}
 }

@@ -26,51 +26,85 @@ func Merge(reports ...*Report) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("no report to merge")
 	}
-	first := reports[0]
-	out := &Report{Suite: first.Suite, Backend: first.Backend, Files: []File{}}
-	type key struct {
-		file string
-		nth  int
-	}
-	index := map[key]int{}
-	var fromInterrupted []bool
-	var elapsed float64
+	var m Merger
 	for _, r := range reports {
-		if err := r.CheckSuite(first.Suite, first.Backend); err != nil {
-			var se *SuiteError
-			if errors.As(err, &se) {
-				se.Against = first.path
-			}
+		if err := m.Add(r); err != nil {
 			return nil, err
 		}
-		elapsed += r.Elapsed
-		seen := map[string]int{}
-		for _, f := range r.Files {
-			k := key{f.File, seen[f.File]}
-			seen[f.File]++
-			i, ok := index[k]
-			if !ok {
-				index[k] = len(out.Files)
-				out.Files = append(out.Files, f)
-				fromInterrupted = append(fromInterrupted, r.Interrupted)
-				continue
-			}
-			prev := &out.Files[i]
-			if f.Status == NotRun && prev.Status != NotRun {
-				continue
-			}
-			out.Files[i] = combine(prev, f)
-			fromInterrupted[i] = r.Interrupted
-		}
 	}
-	out.Elapsed = Seconds(elapsed)
+	return m.Report(), nil
+}
+
+// Merger merges reports as Merge does, one at a time, so that a caller
+// reading them need hold only the one it adds and the merge so far.
+type Merger struct {
+	out   *Report
+	first string // the path of the first report
+	index map[mergeKey]int
+	// fromInterrupted tells, for each file, whether its entry comes from
+	// an interrupted run.
+	fromInterrupted []bool
+	elapsed         float64
+}
+
+type mergeKey struct {
+	file string
+	nth  int
+}
+
+// Add merges r into the reports added before it. It keeps r's file entries
+// but nothing else of r.
+func (m *Merger) Add(r *Report) error {
+	if m.out == nil {
+		m.out = &Report{Suite: r.Suite, Backend: r.Backend, Files: []File{}}
+		m.first = r.path
+		m.index = map[mergeKey]int{}
+	}
+	if err := r.CheckSuite(m.out.Suite, m.out.Backend); err != nil {
+		var se *SuiteError
+		if errors.As(err, &se) {
+			se.Against = m.first
+		}
+		return err
+	}
+	m.elapsed += r.Elapsed
+	seen := map[string]int{}
+	for _, f := range r.Files {
+		k := mergeKey{f.File, seen[f.File]}
+		seen[f.File]++
+		i, ok := m.index[k]
+		if !ok {
+			m.index[k] = len(m.out.Files)
+			m.out.Files = append(m.out.Files, f)
+			m.fromInterrupted = append(m.fromInterrupted, r.Interrupted)
+			continue
+		}
+		prev := &m.out.Files[i]
+		if f.Status == NotRun && prev.Status != NotRun {
+			continue
+		}
+		m.out.Files[i] = combine(prev, f)
+		m.fromInterrupted[i] = r.Interrupted
+	}
+	return nil
+}
+
+// Report returns the merged report of the reports added, nil before the
+// first.
+func (m *Merger) Report() *Report {
+	out := m.out
+	if out == nil {
+		return nil
+	}
+	out.Elapsed = Seconds(m.elapsed)
+	out.Interrupted = false
 	for i := range out.Files {
-		if fromInterrupted[i] && out.Files[i].Status != Pass {
+		if m.fromInterrupted[i] && out.Files[i].Status != Pass {
 			out.Interrupted = true
 		}
 	}
 	out.Finish()
-	return out, nil
+	return out
 }
 
 // combine returns last, the final word on a file, with the attempts of

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"strconv"
@@ -166,25 +167,88 @@ func (r *Report) Finish() {
 
 // Marshal returns the document of r, indented, ending in a newline.
 func Marshal(r *Report) ([]byte, error) {
-	// Empty lists are written as [], never null, so readers need no
-	// special case.
-	doc := *r
-	doc.Files = make([]File, len(r.Files))
-	for i, f := range r.Files {
-		if f.AttemptsDetail == nil {
-			f.AttemptsDetail = []Attempt{}
-		}
-		doc.Files[i] = f
+	var buf bytes.Buffer
+	if err := encode(&buf, r); err != nil {
+		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// MarshalReadable returns the document of r, as Marshal, if Read would
+// accept it: its counts and times within the bounds Parse checks (sums of
+// merged reports can pass them) and its size at most MaxSize. The size is
+// counted before the document is built, so a document too large is refused
+// without the memory it would take.
+func MarshalReadable(r *Report) ([]byte, error) {
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	var n countingWriter
+	if err := encode(&n, r); err != nil {
+		return nil, err
+	}
+	if n > MaxSize {
+		return nil, fmt.Errorf("the document would be %d bytes, larger than the %s a report may have", n, fsutil.FormatSize(MaxSize))
+	}
+	return Marshal(r)
+}
+
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+// encode writes the document of r to w, one file at a time, as
+// encoding/json writes the whole document indented by two spaces: the
+// memory it takes is that of the largest file's entry, not the document's.
+func encode(w io.Writer, r *Report) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Output tails are full of < and >; HTML escapes would only blur them.
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
+	head := *r
+	head.Files = nil
+	if err := enc.Encode(head); err != nil {
+		return err
 	}
-	return buf.Bytes(), nil
+	// The head ends with "files": null; "files" is the last key.
+	const null = "null\n}\n"
+	if !bytes.HasSuffix(buf.Bytes(), []byte(null)) {
+		return errors.New(`"files" is not the last key of a report`)
+	}
+	buf.Truncate(buf.Len() - len(null))
+	if len(r.Files) == 0 {
+		buf.WriteString("[]\n}\n")
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	buf.WriteString("[\n")
+	enc.SetIndent("    ", "  ")
+	for i, f := range r.Files {
+		// Empty lists are written as [], never null, so readers need no
+		// special case.
+		if f.AttemptsDetail == nil {
+			f.AttemptsDetail = []Attempt{}
+		}
+		buf.WriteString("    ")
+		if err := enc.Encode(f); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // the newline Encode ends with
+		if i < len(r.Files)-1 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		buf.Reset()
+	}
+	_, err := io.WriteString(w, "  ]\n}\n")
+	return err
 }
 
 // Write writes the document of r to path, whole or not at all.
@@ -255,46 +319,56 @@ func Parse(data []byte) (*Report, error) {
 	if err := pyfmt.UnmarshalExact(data, &r); err != nil {
 		return nil, jsonError(err)
 	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// check checks a decoded report as Parse does: the suite and backend, and
+// a file name, a known status and counts and times within bounds for every
+// file and attempt.
+func (r *Report) check() error {
 	switch {
 	case r.Suite == "":
-		return nil, errors.New(`no "suite"`)
+		return errors.New(`no "suite"`)
 	case r.Backend == "":
-		return nil, errors.New(`no "backend"`)
+		return errors.New(`no "backend"`)
 	case r.Files == nil:
-		return nil, errors.New(`no "files"`)
+		return errors.New(`no "files"`)
 	}
 	if !validSeconds(r.Elapsed) {
-		return nil, fmt.Errorf(`"elapsed" is %g; expected seconds, from 0 to %g`, r.Elapsed, maxSeconds)
+		return fmt.Errorf(`"elapsed" is %g; expected seconds, from 0 to %g`, r.Elapsed, maxSeconds)
 	}
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.File == "" {
-			return nil, fmt.Errorf(`files[%d] has no "file"`, i)
+			return fmt.Errorf(`files[%d] has no "file"`, i)
 		}
 		if err := checkStatus(f.Status); err != nil {
-			return nil, fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
+			return fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
 		}
 		// Counts and times a run never writes would come out of a merge
 		// or a timings file as nonsense (a negative total, a file that
 		// shards as free).
 		switch {
 		case f.Attempts < 0 || f.Attempts > maxAttempts:
-			return nil, fmt.Errorf(`files[%d] (%q) has "attempts" %d; expected a count from 0 to %d`, i, f.File, f.Attempts, maxAttempts)
+			return fmt.Errorf(`files[%d] (%q) has "attempts" %d; expected a count from 0 to %d`, i, f.File, f.Attempts, maxAttempts)
 		case len(f.AttemptsDetail) > f.Attempts:
-			return nil, fmt.Errorf(`files[%d] (%q) lists %d attempts in "attempts_detail" but "attempts" is %d (or missing)`, i, f.File, len(f.AttemptsDetail), f.Attempts)
+			return fmt.Errorf(`files[%d] (%q) lists %d attempts in "attempts_detail" but "attempts" is %d (or missing)`, i, f.File, len(f.AttemptsDetail), f.Attempts)
 		case !validSeconds(f.Elapsed):
-			return nil, fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, f.Elapsed, maxSeconds)
+			return fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, f.Elapsed, maxSeconds)
 		}
 		for j, a := range f.AttemptsDetail {
 			if err := checkStatus(a.Status); err != nil {
-				return nil, fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
+				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
 			}
 			if !validSeconds(a.Elapsed) {
-				return nil, fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, j+1, a.Elapsed, maxSeconds)
+				return fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, j+1, a.Elapsed, maxSeconds)
 			}
 		}
 	}
-	return &r, nil
+	return nil
 }
 
 // The bounds of a report's counts and times: far beyond any run, and small

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"io/fs"
 	"math"
@@ -385,4 +387,60 @@ func TestSelectRerun_AnEmptyReportThatFailedIsAnError(t *testing.T) {
 	r.path = "cut.json"
 	_, err := SelectRerun(r)
 	assert.EqualError(t, err, `report "cut.json" lists no file but did not pass; rerun the whole shard without --rerun-failed`)
+}
+
+// Marshal writes the document one file at a time, byte for byte as
+// encoding/json writes the whole document.
+func TestMarshal_IsEncodingJSONsIndentedDocument(t *testing.T) {
+	tail := "<b>&</b>\n\u2028é"
+	code, after := 3, 60
+	for _, files := range [][]File{{}, {
+		{File: "a.py", Status: Pass, Attempts: 1, Elapsed: 1.5, EstTime: 30},
+		{File: "b.py", Status: Timeout, Attempts: 2, TimedOut: true, TimeoutAfter: &after, EstTime: EstTime(math.Inf(1)),
+			Reason: "timeout after 60s", AttemptsDetail: []Attempt{
+				{Attempt: 1, Status: Fail, ExitCode: &code, OutputTail: &tail},
+				{Attempt: 2, Status: Timeout, TimedOut: true, TimeoutAfter: &after}}},
+	}} {
+		r := &Report{Version: 1, Suite: "s", Backend: "cuda", Elapsed: 12.25, Interrupted: true, Files: files}
+		got, err := Marshal(r)
+		require.NoError(t, err)
+		doc := *r
+		doc.Files = make([]File, len(files))
+		for i, f := range files {
+			if f.AttemptsDetail == nil {
+				f.AttemptsDetail = []Attempt{}
+			}
+			doc.Files[i] = f
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		require.NoError(t, enc.Encode(doc))
+		assert.Equal(t, want.String(), string(got))
+	}
+}
+
+// MarshalReadable refuses what Read would refuse: counts or times past
+// their bounds, and a document larger than MaxSize, counted before it is
+// built.
+func TestMarshalReadable_RefusesWhatReadRefuses(t *testing.T) {
+	r := &Report{Suite: "s", Backend: "cuda", Elapsed: 2e12, Files: []File{}}
+	_, err := MarshalReadable(r)
+	assert.EqualError(t, err, `"elapsed" is 2e+12; expected seconds, from 0 to 1e+12`)
+
+	big := strings.Repeat("x", 1<<20)
+	r = &Report{Version: Version, Suite: "s", Backend: "cuda", Files: []File{}}
+	for range MaxSize >> 20 {
+		r.Files = append(r.Files, File{File: "a.py", Status: Fail, Attempts: 1, AttemptsDetail: []Attempt{{Attempt: 1, Status: Fail, OutputTail: &big}}})
+	}
+	_, err = MarshalReadable(r)
+	require.Error(t, err)
+	assert.Regexp(t, `^the document would be [0-9]+ bytes, larger than the 256 MiB a report may have$`, err.Error())
+
+	r.Files = r.Files[:3]
+	data, err := MarshalReadable(r)
+	require.NoError(t, err)
+	_, err = Parse(data)
+	assert.NoError(t, err)
 }

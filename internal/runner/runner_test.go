@@ -569,3 +569,25 @@ func TestRun_EndLineIsThePythonRunners(t *testing.T) {
 	assert.Contains(t, out.String(), ".\n.\nEnd (0/1):\nfilename='tests/x.py', elapsed=1, _estimated_time=120.0\n.\n.\n\n")
 	assert.Contains(t, out.String(), ".\n.\nEnd (1/1):\nfilename=\"tests/it's.py\", elapsed=1, _estimated_time=1.5\n.\n.\n\n")
 }
+
+// A passing test whose record holds an integer of ten million digits: Python's
+// json.loads refuses any past 4300 digits, so its merge fails and the gate
+// is skipped for the file, which has passed. The merge refuses it as soon as
+// the digits are counted, rather than converting them (minutes of work).
+func TestRun_GateRecordWithAHugeIntegerSkipsTheGate(t *testing.T) {
+	src := `d="$MILES_CI_GATE_RECORD_DIR"
+{ printf '{"metric": "loss", "series": [[1, '; head -c 10000000 /dev/zero | tr '\0' '7'; printf ']]}\n'; } > "$d/a.jsonl"
+`
+	root := repo(t, map[string]string{"tests/g.py": src})
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	var out bytes.Buffer
+	opts, _ := baseOptions(root, &out)
+	opts.GateBaseDir = t.TempDir()
+	opts.GateHook = "touch " + marker
+	rep := Run(context.Background(), []File{{"tests/g.py", 1}}, opts)
+	require.True(t, rep.Passed(), out.String())
+	assert.Contains(t, out.String(), "[CI Gate] record merge failed for tests/g.py: a.jsonl:1: invalid JSON at column 35: "+
+		"integer exceeds the limit (4300 digits) for integer string conversion: value has 10000000 digits\n")
+	assert.Empty(t, rep.Files[0].RecordPath)
+	assert.NoFileExists(t, marker)
+}
