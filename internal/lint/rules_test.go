@@ -386,7 +386,7 @@ func TestRules_ALongRunScript(t *testing.T) {
 	prefix := "echo " + words.String() + "&& miles-ci run --hw cpu --suite "
 	wf := edit("miles-ci run --hw cpu --suite unit", prefix+"ext")(smallWorkflow)
 	got := lintSmall(t, map[string]string{"pr-test.yml": wf}, nil)
-	assert.Contains(t, got, fmt.Sprintf(".github/workflows/pr-test.yml:14:%d: error: suite ext is external: another repository's workflow runs it, so no job here may (%%ROOT%%/.miles-ci.yaml) [external-job]", 11+len(prefix)))
+	assert.Contains(t, got, fmt.Sprintf(".github/workflows/pr-test.yml:14:%d: error: suite ext is external: another repository's workflow runs it, so no job here may (.miles-ci.yaml) [external-job]", 11+len(prefix)))
 
 	escaped := strings.ReplaceAll(words.String()[:2<<20], "w", `\u00e9`)
 	run := smallWorkflow[strings.Index(smallWorkflow, "      - run: |\n          miles-ci run --hw cpu"):strings.Index(smallWorkflow, "  gpu:")]
