@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,25 +19,7 @@ import (
 func copyTests(t *testing.T, miles string) string {
 	t.Helper()
 	root := t.TempDir()
-	err := filepath.WalkDir(filepath.Join(miles, "tests"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(miles, path)
-		dst := filepath.Join(root, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		case d.Type().IsRegular():
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(dst, data, 0o644)
-		}
-		return nil
-	})
-	require.NoError(t, err)
+	require.NoError(t, os.CopyFS(filepath.Join(root, "tests"), os.DirFS(filepath.Join(miles, "tests"))))
 	return root
 }
 
