@@ -16,14 +16,19 @@ DIST      ?= dist
 PLATFORMS ?= linux/amd64 linux/arm64
 # The package whose Version and Commit the builds stamp.
 STAMPED   := github.com/radixark/miles-ci/internal/cli
-# The recipes read these from the environment ("$$VERSION"): a value is
+# The recipes read these from their environment ("$$VERSION"): a value is
 # never pasted into a shell line, where a quote in a tag name would end it.
-export GO VERSION COMMIT DIST PLATFORMS STAMPED
+build dist: export VERSION := $(VERSION)
+build dist: export COMMIT := $(COMMIT)
+dist: export GO := $(GO)
+dist: export DIST := $(DIST)
+dist: export PLATFORMS := $(PLATFORMS)
+dist: export STAMPED := $(STAMPED)
 
 .PHONY: build dist test bench fuzz conformance demo clean
 
 build:
-	$(GO) build -ldflags "-X $$STAMPED.Version=$$VERSION -X $$STAMPED.Commit=$$COMMIT" -o $(BIN) ./cmd/miles-ci
+	$(GO) build -ldflags "-X $(STAMPED).Version=$$VERSION -X $(STAMPED).Commit=$$COMMIT" -o $(BIN) ./cmd/miles-ci
 
 # Static, reproducible release archives and their SHA256SUMS (see .ci/dist).
 dist:
