@@ -3,14 +3,19 @@
 package cli
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"debug/elf"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -135,6 +140,55 @@ func buildDist(t *testing.T) string {
 	return dist
 }
 
+// distFiles returns what make dist published: the archives and
+// SHA256SUMS, by name (the binaries beside them sit in directories).
+func distFiles(t *testing.T, dist string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(dist)
+	require.NoError(t, err)
+	files := map[string][]byte{}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(dist, e.Name()))
+			require.NoError(t, err)
+			files[e.Name()] = b
+		}
+	}
+	require.Contains(t, files, "SHA256SUMS")
+	return files
+}
+
+// assertReproducibleArchive checks what makes an archive's bytes depend on
+// its contents alone: a gzip header without a name or time, and one tar
+// entry, miles-ci, with a fixed owner, mode and time (the commit's). The
+// program in it is static: no ELF interpreter, no shared library.
+func assertReproducibleArchive(t *testing.T, name string, b []byte, commitTime string) {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	require.NoError(t, err, name)
+	assert.Empty(t, zr.Name, "%s: gzip -n records no file name", name)
+	assert.True(t, zr.ModTime.IsZero(), "%s: gzip -n records no time, not %v", name, zr.ModTime)
+	tr := tar.NewReader(zr)
+	hdr, err := tr.Next()
+	require.NoError(t, err, name)
+	assert.Equal(t, "miles-ci", hdr.Name, name)
+	assert.Equal(t, []any{0, 0, "", "", int64(0o755)}, []any{hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname, hdr.Mode}, "%s: owner and mode", name)
+	assert.Equal(t, commitTime, strconv.FormatInt(hdr.ModTime.Unix(), 10), "%s: the entry has the commit's time", name)
+	program, err := io.ReadAll(tr)
+	require.NoError(t, err, name)
+	_, err = tr.Next()
+	assert.Equal(t, io.EOF, err, "%s holds miles-ci alone", name)
+
+	f, err := elf.NewFile(bytes.NewReader(program))
+	require.NoError(t, err, name)
+	for _, p := range f.Progs {
+		assert.NotEqual(t, elf.PT_INTERP, p.Type, "%s: miles-ci is static, with no ELF interpreter", name)
+	}
+	libs, err := f.ImportedLibraries()
+	require.NoError(t, err, name)
+	assert.Empty(t, libs, "%s: miles-ci is static, with no shared library", name)
+}
+
 // headCommit is the commit make dist stamps.
 func headCommit(t *testing.T) string {
 	t.Helper()
@@ -156,14 +210,8 @@ type releaseServer struct {
 func serveRelease(t *testing.T, dist string) *releaseServer {
 	t.Helper()
 	s := &releaseServer{files: map[string][]byte{}}
-	entries, err := os.ReadDir(dist)
-	require.NoError(t, err)
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			b, err := os.ReadFile(filepath.Join(dist, e.Name()))
-			require.NoError(t, err)
-			s.files["/"+installVersion+"/"+e.Name()] = b
-		}
+	for name, b := range distFiles(t, dist) {
+		s.files["/"+installVersion+"/"+name] = b
 	}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -357,6 +405,21 @@ func TestInstallSteps_InstallTheBuildAndRefuseADamagedOne(t *testing.T) {
 	release := []string{"uname", "mkdir", "rm", "mv", "sha256sum", "tar", "gzip"}
 	withCurl := fakeBin(t, append(release, "curl"), nil)
 
+	t.Run("make dist's archives", func(t *testing.T) {
+		check := exec.Command("sha256sum", "-c", "SHA256SUMS")
+		check.Dir = dist
+		out, err := check.CombinedOutput()
+		require.NoError(t, err, "sha256sum -c SHA256SUMS in dist/:\n%s", out)
+		assert.Equal(t, "miles-ci_"+installVersion+"_linux_"+runtime.GOARCH+".tar.gz: OK\n", string(out))
+		commitTime, err := exec.Command("git", "-C", testutil.ModuleRoot(t), "log", "-1", "--format=%ct").Output()
+		require.NoError(t, err)
+		for name, b := range distFiles(t, dist) {
+			if strings.HasSuffix(name, ".tar.gz") {
+				assertReproducibleArchive(t, name, b, strings.TrimSpace(string(commitTime)))
+			}
+		}
+	})
+
 	t.Run("release step with curl, then again from what it downloaded", func(t *testing.T) {
 		srv := serveRelease(t, dist)
 		env := releaseEnv(t, d, srv)
@@ -418,14 +481,8 @@ func TestInstallSteps_InstallTheBuildAndRefuseADamagedOne(t *testing.T) {
 	artifact := func(t *testing.T) job {
 		t.Helper()
 		j := newJob(t)
-		entries, err := os.ReadDir(dist)
-		require.NoError(t, err)
-		for _, e := range entries {
-			if e.Type().IsRegular() {
-				b, err := os.ReadFile(filepath.Join(dist, e.Name()))
-				require.NoError(t, err)
-				testutil.WriteFile(t, j.workspace, ".miles-ci-dist/"+e.Name(), string(b))
-			}
+		for name, b := range distFiles(t, dist) {
+			testutil.WriteFile(t, j.workspace, ".miles-ci-dist/"+name, string(b))
 		}
 		return j
 	}
