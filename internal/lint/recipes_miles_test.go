@@ -323,8 +323,8 @@ func uploadNames(j *job, byName map[string]*workflow) []string {
 
 // recipeProblems applies the topic's recipes to a copy of the pinned Miles
 // workflows and returns everything wrong with the result, against the
-// facts of the tree as it is.
-func recipeProblems(t *testing.T, ref, actionlint, topic string, base treeFacts) []string {
+// facts of the tree as it is. A non-empty out receives the migrated tree.
+func recipeProblems(t *testing.T, ref, actionlint, topic string, base treeFacts, out string) []string {
 	t.Helper()
 	book, err := readRecipeBook("migrate.md", topic)
 	if err != nil {
@@ -334,19 +334,19 @@ func recipeProblems(t *testing.T, ref, actionlint, topic string, base treeFacts)
 	if err := applyRecipeBook(book, root); err != nil {
 		return []string{err.Error()}
 	}
-	if dir := os.Getenv(recipesOutEnv); dir != "" {
-		require.NoError(t, os.CopyFS(dir, os.DirFS(root)))
+	if out != "" {
+		require.NoError(t, os.CopyFS(out, os.DirFS(root)))
 	}
 	now, placed := readTreeFacts(t, root, actionlint)
-	var out []string
+	var problems []string
 	for _, f := range added(base.lint, now.lint) {
-		out = append(out, placed[f])
+		problems = append(problems, placed[f])
 	}
 	for _, f := range added(base.actionlint, now.actionlint) {
-		out = append(out, placed[f])
+		problems = append(problems, placed[f])
 	}
-	out = append(out, scriptProblems(t, base.scripts, now.scripts)...)
-	return append(out, artifactClashes(t, root)...)
+	problems = append(problems, scriptProblems(t, base.scripts, now.scripts)...)
+	return append(problems, artifactClashes(t, root)...)
 }
 
 // milesBaseline reads the facts of the pinned Miles workflows as they are,
@@ -375,8 +375,9 @@ func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
 	// runner label) are there before and after.
 	require.NotEmpty(t, base.lint)
 	require.NotEmpty(t, base.actionlint)
-	problems := recipeProblems(t, ref, actionlint, migrateTopic(t), base)
-	assert.Empty(t, problems, "the recipes of `miles-ci help migrate` on Miles:\n%s", strings.Join(problems, "\n"))
+	problems := recipeProblems(t, ref, actionlint, migrateTopic(t), base, os.Getenv(recipesOutEnv))
+	assert.Empty(t, problems, "the recipes of `miles-ci help migrate` on Miles (lines are the migrated tree's; %s=DIR keeps it):\n%s",
+		recipesOutEnv, strings.Join(problems, "\n"))
 }
 
 // Each mistake the topic once made, put back, is caught.
@@ -417,9 +418,10 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 			"a yaml block without a marker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			mutated := tc.edit(t, topic)
 			require.NotEqual(t, topic, mutated)
-			problems := recipeProblems(t, ref, actionlint, mutated, base)
+			problems := recipeProblems(t, ref, actionlint, mutated, base, "")
 			found := slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) })
 			assert.True(t, found, "no problem says %q:\n%s", tc.want, strings.Join(problems, "\n"))
 		})

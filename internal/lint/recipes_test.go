@@ -206,7 +206,8 @@ func applyRecipeBook(book *recipeBook, root string) error {
 		}
 	}
 	where := func(name string) string {
-		if p := path.Join(WorkflowDir, name); texts[p] != "" {
+		p := path.Join(WorkflowDir, name)
+		if _, ok := texts[p]; ok {
 			return p
 		}
 		return name
@@ -230,10 +231,7 @@ func applyRecipeBook(book *recipeBook, root string) error {
 	}
 	used := map[string]int{}
 	for _, r := range book.recipes {
-		text, err := expandStandIns(r, book.standIns, used)
-		if err != nil {
-			return err
-		}
+		text := expandStandIns(r, book.standIns, used)
 		for _, f := range r.files {
 			p := where(f)
 			// Each file gets its own copy of the recipe's nodes.
@@ -256,7 +254,7 @@ func applyRecipeBook(book *recipeBook, root string) error {
 			m := &merger{at: r.at + " in " + f}
 			switch col := top.Content[0].Column; col {
 			case 1:
-				err = m.mapping(doc.Content[0], top, "", true)
+				err = m.mapping(doc.Content[0], top, "", false)
 			case 3:
 				_, jobs := lookup(doc.Content[0], "jobs")
 				err = m.mapping(jobs, top, "jobs", true)
@@ -290,7 +288,7 @@ func applyRecipeBook(book *recipeBook, root string) error {
 
 // expandStandIns replaces each line of the recipe that is a stand-in's
 // comment with the stand-in's block, indented to the comment.
-func expandStandIns(r recipe, standIns map[string]recipe, used map[string]int) (string, error) {
+func expandStandIns(r recipe, standIns map[string]recipe, used map[string]int) string {
 	var out []string
 	for _, line := range strings.Split(r.text, "\n") {
 		trimmed := strings.TrimSpace(line)
@@ -318,7 +316,7 @@ func expandStandIns(r recipe, standIns map[string]recipe, used map[string]int) (
 			out = append(out, indent+b[least:])
 		}
 	}
-	return strings.Join(out, "\n"), nil
+	return strings.Join(out, "\n")
 }
 
 // merger merges one recipe into one file.
@@ -331,7 +329,8 @@ var mergingKeys = []string{"on", "workflow_call", "jobs", "inputs", "outputs", "
 
 // mapping merges src into dst, a place (the workflow, a job, a step or one
 // of mergingKeys): each key src shows is added, merged or replaced. jobs
-// says dst is the jobs: mapping, whose new entries must be whole jobs.
+// says dst is the jobs: mapping, whose entries merge and whose new entries
+// must be whole jobs.
 func (m *merger) mapping(dst, src *yaml.Node, where string, jobs bool) error {
 	if dst == nil || dst.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: %s is not a mapping in the file", m.at, where)
@@ -365,7 +364,7 @@ func (m *merger) mapping(dst, src *yaml.Node, where string, jobs bool) error {
 		case sk.Value == "steps" && sv.Kind == yaml.SequenceNode && dv.Kind == yaml.SequenceNode:
 			err = m.steps(dv, sv, key)
 		case sv.Kind == yaml.MappingNode && dv.Kind == yaml.MappingNode && (jobs || slices.Contains(mergingKeys, sk.Value)):
-			err = m.mapping(dv, sv, key, sk.Value == "jobs")
+			err = m.mapping(dv, sv, key, where == "" && sk.Value == "jobs")
 		default:
 			dst.Content[j+1] = sv
 		}
@@ -407,6 +406,9 @@ func (m *merger) steps(dst, src *yaml.Node, where string) error {
 		if key == "" {
 			return fmt.Errorf("%s: a step of %s has neither a name nor an id, so it cannot be placed", m.at, where)
 		}
+		if len(dst.Content) > 0 && dst.Content[0].Column != s.Column {
+			return fmt.Errorf("%s: step %q of %s is at column %d, the file's at %d", m.at, key, where, s.Column, dst.Content[0].Column)
+		}
 		j := slices.IndexFunc(dst.Content, func(d *yaml.Node) bool { return stepKey(d) == key })
 		if j < 0 {
 			k, _ := lookup(s, "run")
@@ -418,9 +420,6 @@ func (m *merger) steps(dst, src *yaml.Node, where string) error {
 			pending = append(pending, s)
 			continue
 		}
-		if c := dst.Content[j].Column; c != s.Column {
-			return fmt.Errorf("%s: step %q of %s is at column %d, the file's at %d", m.at, key, where, s.Column, c)
-		}
 		if err := m.mapping(dst.Content[j], s, where+"["+key+"]", false); err != nil {
 			return err
 		}
@@ -431,9 +430,6 @@ func (m *merger) steps(dst, src *yaml.Node, where string) error {
 	if len(pending) > 0 {
 		if after < 0 {
 			return fmt.Errorf("%s: no step the recipe shows is a step of %s, so its new steps have no place", m.at, where)
-		}
-		if c := dst.Content[0].Column; c != pending[0].Column {
-			return fmt.Errorf("%s: step %q of %s is at column %d, the file's at %d", m.at, stepKey(pending[0]), where, pending[0].Column, c)
 		}
 		dst.Content = slices.Insert(dst.Content, after, pending...)
 	}
@@ -483,7 +479,8 @@ func applyToSmall(t *testing.T, topic string) (string, error) {
 
 func TestRecipes_PlacesMergeValuesReplaceStepsGoByTheirNeighbours(t *testing.T) {
 	got, err := applyToSmall(t, smallTable+"In `ci.yml`:\n\n```yaml\non:\n  workflow_call:\n    inputs:\n      shard:\n        type: string\n"+
-		"jobs:\n  run:\n    strategy:\n      matrix:\n        id: [0]\n    steps:\n      - name: Fetch\n        run: ./fetch\n      - name: Test\n        env:\n          X: 1\n      - name: Upload\n        uses: actions/upload-artifact@v4\n```\n")
+		"jobs:\n  run:\n    strategy:\n      matrix:\n        id: [0]\n    steps:\n      - name: Fetch\n        run: ./fetch\n      - name: Test\n        env:\n          X: 1\n      - name: Upload\n        uses: actions/upload-artifact@v4\n"+
+		"concurrency:\n  group: ci\n```\n")
 	require.NoError(t, err)
 	want := `on:
   workflow_call:
@@ -509,8 +506,10 @@ jobs:
           X: 1
       - name: Upload
         uses: actions/upload-artifact@v4
+concurrency:
+  group: ci
 `
-	assert.Equal(t, want, got, "inputs merge, the strategy shown replaces the file's, new steps sit around Test, the table rewrote make test")
+	assert.Equal(t, want, got, "inputs merge, the strategy shown replaces the file's, new steps sit around Test, a new top-level key is added, the table rewrote make test")
 }
 
 func TestRecipes_AStandInTakesThePlaceOfItsComment(t *testing.T) {
