@@ -65,14 +65,19 @@ func readInstallDocs(t *testing.T) installDocs {
 	section, _, _ = strings.Cut(section, "\n## ")
 	bs, _ := blocks(section)
 
+	// The blocks are known by what they hold: the release step pins the
+	// sums, the build job uploads, the artifact steps download.
 	var d installDocs
-	var yamls []string
 	for _, b := range bs {
 		text := strings.Join(b.lines, "\n")
-		switch b.lang {
-		case "yaml":
-			yamls = append(yamls, text)
-		case "sh":
+		switch {
+		case b.lang == "yaml" && strings.Contains(text, "MILES_CI_SHA256_AMD64:"):
+			d.releaseYAML = text
+		case b.lang == "yaml" && strings.Contains(text, "actions/upload-artifact"):
+			d.buildJob = text
+		case b.lang == "yaml" && strings.Contains(text, "actions/download-artifact"):
+			d.artifactYAML = text
+		case b.lang == "sh":
 			for _, line := range b.lines {
 				if strings.Contains(line, "SHA256SUMS |") {
 					d.pinsCommand = line
@@ -80,13 +85,12 @@ func readInstallDocs(t *testing.T) installDocs {
 			}
 		}
 	}
-	require.Len(t, yamls, 3, "the Install section shows the release step, the build job and the artifact steps")
-	d.releaseYAML, d.buildJob, d.artifactYAML = yamls[0], yamls[1], yamls[2]
-	d.releaseStep = onlyRunStep(t, yamls[0])
-	d.artifactStep = onlyRunStep(t, yamls[2])
+	require.NotEmpty(t, d.releaseYAML, "the Install section shows the step that installs a release")
 	require.NotEmpty(t, d.pinsCommand, "the Install section shows how SHA256SUMS becomes the pins")
-	require.Contains(t, d.buildJob, "build-miles-ci:")
-	require.Contains(t, d.artifactYAML, "actions/download-artifact")
+	require.Contains(t, d.buildJob, "build-miles-ci:", "the Install section shows the build job of the route without a release")
+	require.NotEmpty(t, d.artifactYAML, "the Install section shows the steps that install the build job's archives")
+	d.releaseStep = onlyRunStep(t, d.releaseYAML)
+	d.artifactStep = onlyRunStep(t, d.artifactYAML)
 	return d
 }
 
@@ -497,6 +501,12 @@ func TestInstallSteps_InstallTheBuildAndRefuseADamagedOne(t *testing.T) {
 		require.NoError(t, err, string(version))
 		assert.Contains(t, string(version), "miles-ci version "+installVersion+" (commit "+commit)
 		assert.NoDirExists(t, filepath.Join(j.workspace, ".miles-ci-dist"), "the download leaves the checkout")
+	})
+
+	t.Run("artifact step refuses a run without the build job's archives", func(t *testing.T) {
+		j := newJob(t)
+		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+		assertNothingInstalled(t, j, out, code, "no build job's archives")
 	})
 
 	t.Run("artifact step refuses an archive its SHA256SUMS does not list", func(t *testing.T) {
