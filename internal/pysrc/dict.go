@@ -41,8 +41,8 @@ type DictItem struct {
 	KeyText string
 	Line    int // the key's
 	Value   Value
-	// ElemLines holds, when Value is a list, the line of each element that
-	// is a constant, and Line for any other element.
+	// ElemLines holds, when Value is a list, the line each element starts
+	// on.
 	ElemLines []int
 }
 
@@ -152,12 +152,12 @@ func readDictAssignment(src []byte, toks []token, name string) (d *Dict, ok bool
 				return
 			}
 			it := DictItem{Key: p.value(k), KeyText: keyText, Line: int(kt.line), Value: p.value(v)}
-			for _, e := range v.elems {
-				l := it.Line
-				if e.class == "Constant" {
-					l = int(p.toks[e.lo].line)
+			for i, e := range v.elems {
+				first := e.lo
+				if v.starts != nil {
+					first = v.starts[i]
 				}
-				it.ElemLines = append(it.ElemLines, l)
+				it.ElemLines = append(it.ElemLines, int(p.toks[first].line))
 			}
 			d.Items = append(d.Items, it)
 			if !p.isOp("}") {
