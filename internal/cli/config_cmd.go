@@ -93,15 +93,16 @@ func configInit(f *Factory) error {
 	if err != nil {
 		return err
 	}
-	builtIn := "the built-in configuration of miles-ci " + buildinfo.Version(Version)
-	from := builtIn
+	// The file names the build whose built-in configuration it copied;
+	// the message, shorter, does not.
+	from, version := "the built-in configuration", " of miles-ci "+buildinfo.Version(Version)
 	switch {
 	case cfg.Overlay != nil:
-		from = cfg.Origin() + " merged with " + builtIn
+		from = cfg.Origin() + " merged with the built-in configuration"
 	case cfg.Source != "default":
-		from = cfg.Origin()
+		from, version = cfg.Origin(), ""
 	}
-	data, err := cfg.Complete(from)
+	data, err := cfg.Complete(from + version)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/buildinfo"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
@@ -98,13 +99,15 @@ func TestConfigInit_WritesTheConfigurationInEffectWhole(t *testing.T) {
 			require.Equal(t, 0, code, errOut)
 			target := filepath.Join(root, config.FileName)
 			lines := strings.Split(out, "\n")
-			assert.Regexp(t, `^wrote `+regexp.QuoteMeta(target)+` from the built-in configuration of miles-ci \S+: 11 suites, `+regexp.QuoteMeta(tt.labels)+`$`, lines[0])
+			assert.Regexp(t, `^wrote `+regexp.QuoteMeta(target)+` from the built-in configuration: 11 suites, `+regexp.QuoteMeta(tt.labels)+`$`, lines[0])
 			assert.Contains(t, out, "next: commit it")
+			head := "# `miles-ci config --init` from the built-in configuration of miles-ci " + buildinfo.Version(Version) + ".\n"
 
 			data, err := os.ReadFile(target)
 			require.NoError(t, err)
 			written := strings.Split(string(data), "\n")
 			assert.NotRegexp(t, `(?m)^extends:`, string(data))
+			assert.Contains(t, string(data), head, "the file names the build whose built-in configuration it copied")
 			for _, l := range tt.wantLines {
 				assert.Contains(t, written, l)
 			}
@@ -133,7 +136,7 @@ func TestConfigInit_AnOverlayInEffectIsWrittenMerged(t *testing.T) {
 
 	code, out, errOut := cfgRun(t, root, "--config", overlay, "config", "--init")
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, " from "+overlay+" merged with the built-in configuration of miles-ci ")
+	assert.Contains(t, out, " from "+overlay+" merged with the built-in configuration: ")
 	assert.Contains(t, out, ": 12 suites, ")
 	assert.Contains(t, out, "\n--config "+overlay+" still wins over .miles-ci.yaml: leave it out to use the new file\n")
 
