@@ -12,31 +12,17 @@ import (
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
-// meaning is what a configuration says, without where it says it: two
-// configurations with the same meaning select, shard and run alike.
-type meaning struct {
-	Roots             []string
-	Pattern           string
-	Implicit          Implicit
-	RegisterFuncs     []RegisterFunc
-	Labels            []Label
-	LabelsFile        string
-	LabelsFromFile    bool
-	Suites            []Suite
-	Schedules         map[string]string
-	ScopeSubtractions map[string][]string
-	NoGPUPaths        []string
-	FileRun           FileRun
-	Gate              Gate
-}
-
-func meaningOf(c *Config) meaning {
-	suites := append([]Suite(nil), c.Suites...)
-	for i := range suites {
-		suites[i].RunsOnAt = Pos{}
+// meaningOf is what a configuration says, without where it says it: two
+// configurations of the same meaning select, shard and run alike. Every
+// field counts but those naming the file and the places in it.
+func meaningOf(c *Config) Config {
+	m := *c
+	m.Source, m.shownAs, m.Overlay, m.tree, m.header = "", "", nil, nil, ""
+	m.labelsFileLine, m.labelsBuiltIn = 0, false
+	m.Suites = append([]Suite(nil), c.Suites...)
+	for i := range m.Suites {
+		m.Suites[i].RunsOnAt = Pos{}
 	}
-	m := meaning{c.Roots, c.Pattern, c.Implicit, c.RegisterFuncs, c.Labels, c.LabelsFile, c.LabelsFromFile,
-		suites, c.Schedules, c.ScopeSubtractions, c.NoGPUPaths, c.FileRun, c.Gate}
 	if !c.LabelsFromFile {
 		m.LabelsFile = "" // a labels_file that is not there says nothing
 	}
