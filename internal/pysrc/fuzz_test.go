@@ -49,6 +49,7 @@ func FuzzReadStringDict(f *testing.F) {
 // checkDictError fails t unless err is nil or one of the dict readers'
 // two errors.
 func checkDictError(t *testing.T, err error) {
+	t.Helper()
 	var se *SyntaxError
 	var de *DictError
 	if err != nil && !errors.As(err, &se) && !errors.As(err, &de) {
