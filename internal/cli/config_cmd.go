@@ -84,14 +84,17 @@ func configInit(f *Factory) error {
 	exists := func() error {
 		return fmt.Errorf("%s exists already, and config --init never replaces it: edit it, or move it away and run config --init again", target)
 	}
-	if _, err := os.Lstat(target); err == nil {
+	_, lerr := os.Lstat(target)
+	if lerr == nil {
 		return exists()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("write %s: %w", target, fsutil.StripPath(err))
 	}
+	// A root that is no directory fails here with its own message.
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if !errors.Is(lerr, fs.ErrNotExist) {
+		return fmt.Errorf("write %s: %w", target, fsutil.StripPath(lerr))
 	}
 	// The file names the build whose built-in configuration it copied;
 	// the message, shorter, does not.

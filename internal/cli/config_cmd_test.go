@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -182,4 +183,20 @@ func TestConfigInit_NeverReplacesWhatIsThere(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A bad root or configuration stops --init with its own error, and nothing
+// is written.
+func TestConfigInit_WritesNothingFromABadRootOrConfiguration(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "repo")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	code, _, errOut := cfgRun(t, file, "config", "--init")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "error: repository root "+strconv.Quote(file)+" is not a directory\n", errOut)
+
+	root := copySample(t)
+	code, _, errOut = cfgRun(t, root, "--config", "../../testdata/docs/typo.yaml", "config", "--init")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "error: ../../testdata/docs/typo.yaml:2: unknown key \"no_gpu_path\" in the configuration")
+	assert.NoFileExists(t, filepath.Join(root, config.FileName))
 }
