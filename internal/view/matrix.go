@@ -146,7 +146,7 @@ func shardMatrixText(stages []suite.StageMatrix) string {
 			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
 				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
 		}
-		rows[i] = textfmt.Row{Name: s.name, Text: text}
+		rows[i] = textfmt.Row{Name: lineHead(s.name), Text: text}
 	}
 	return textfmt.Columns(rows, "  ") + "  " + bookedLine(bs) + "\n"
 }
