@@ -87,13 +87,15 @@ func RunSummary(title string, rows []SummaryRow) string {
 	return b.String()
 }
 
-// AppendStepSummary appends markdown to the step summary file at path.
+// AppendStepSummary appends markdown to the step summary file at path,
+// starting on a line of its own: after a line break when the file does not
+// end in one, which would glue the summary's heading onto that line.
 func AppendStepSummary(path, markdown string) error {
 	f, err := openAppend(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("write step summary %q: %w", path, err)
 	}
-	if _, err := f.WriteString(markdown); err != nil {
+	if _, err := f.WriteString(onNewLine(f, path) + markdown); err != nil {
 		f.Close()
 		return fmt.Errorf("write step summary %q: %w", path, err)
 	}
