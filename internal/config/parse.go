@@ -209,6 +209,9 @@ type parser struct {
 	// builtIn holds the suite entries a file extending the default took
 	// from the built-in roster: their lines are the built-in file's.
 	builtIn map[*yaml.Node]bool
+	// header is the comment above a file's extends key, which opens the
+	// file as much as one above the document does (see Config.Complete).
+	header string
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -246,7 +249,8 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn, Overlay: p.overlay}
+	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn, Overlay: p.overlay, tree: top,
+		header: strings.TrimSpace(doc.HeadComment + "\n\n" + p.header)}
 	if err := p.top(top, c); err != nil {
 		return nil, err
 	}
@@ -280,6 +284,7 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 	if v := n.Content[at+1]; v.Kind != yaml.ScalarNode || v.Value != extendsDefault {
 		return nil, p.errf(v, "extends must be %q (the built-in configuration)", extendsDefault)
 	}
+	p.header = n.Content[at].HeadComment
 	var base yaml.Node
 	if err := yaml.Unmarshal(defaultYAML, &base); err != nil {
 		return nil, fmt.Errorf("embedded default configuration: %w", err)
@@ -626,9 +631,13 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 	return s, nil
 }
 
+// topKeys are the sections of a configuration, in the order the built-in
+// one holds them (and Complete writes them).
+var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
+	"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate"}
+
 func (p *parser) top(n *yaml.Node, c *Config) error {
-	f, err := p.fields(n, "the configuration", "discovery", "register_functions", "labels", "labels_file",
-		"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate")
+	f, err := p.fields(n, "the configuration", topKeys...)
 	if err != nil {
 		return err
 	}
