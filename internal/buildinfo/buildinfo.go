@@ -9,22 +9,31 @@ import (
 	"strings"
 )
 
-// Version returns what `miles-ci --version` prints after the program's
+// Version returns the version of this binary alone; see version.
+func Version(stamped string) string {
+	return version(stamped, readBuildInfo())
+}
+
+// Describe returns what `miles-ci --version` prints after the program's
 // name: the version, then the commit it was built from and the Go
 // toolchain and platform that built it, e.g.
 // "v0.5.0 (commit 0123abc…, go1.26.0 linux/amd64)". stampedVersion and
 // stampedCommit are what the build stamped with -ldflags -X (`make build`
 // and `make dist` stamp both); an empty or "dev" stamp falls back to what
 // the go command recorded.
-func Version(stampedVersion, stampedCommit string) string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
-	}
-	return describe(stampedVersion, stampedCommit, bi, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
+func Describe(stampedVersion, stampedCommit string) string {
+	return describe(stampedVersion, stampedCommit, readBuildInfo(), runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
 }
 
-// describe is Version with the build information, the toolchain and the
+func readBuildInfo() *debug.BuildInfo {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	return bi
+}
+
+// describe is Describe with the build information, the toolchain and the
 // platform passed in.
 func describe(stampedVersion, stampedCommit string, bi *debug.BuildInfo, toolchain, platform string) string {
 	commit := stampedCommit

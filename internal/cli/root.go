@@ -30,7 +30,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `miles-ci reads the CI registrations of a Miles checkout (the register_*_ci
 calls at the top of each test file), resolves the CI policy of a workflow run,
 and selects, shards and runs one stage's tests.`,
-		Version:       buildinfo.Version(Version, Commit),
+		Version:       buildinfo.Describe(Version, Commit),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// run and partition parse their own flags (parseOwnFlags checks
@@ -146,6 +146,17 @@ func groupArgs(cmd *cobra.Command, args []string) error {
 		err.Hint = "Did you mean this?\n\t" + near
 	}
 	return err
+}
+
+// needInputs is the Args of a command that reads one or more files: none
+// at all is a usage error saying which files the command reads.
+func needInputs(expected string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf("no input file given; expected %s", expected)
+		}
+		return nil
+	}
 }
 
 // subcommandNames are the names of cmd's available subcommands.
