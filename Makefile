@@ -6,14 +6,33 @@ BIN       := bin/miles-ci
 SHARED    ?= ../shared
 FUZZTIME  ?= 10s
 BENCHTIME ?= 1x
-# What `miles-ci --version` prints: the commit (and -dirty) of this checkout.
+# What `miles-ci --version` prints: the version (a release tag, or by
+# default `git describe` of this checkout) and the commit (-dirty when the
+# tracked files differ from it).
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/radixark/miles-ci/internal/cli.Version=$(VERSION)
+COMMIT    ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; } && echo $$c)
+# make dist: where the archives go, and for which platforms (GOOS/GOARCH).
+DIST      ?= dist
+PLATFORMS ?= linux/amd64 linux/arm64
+# The package whose Version and Commit the builds stamp.
+STAMPED   := github.com/radixark/miles-ci/internal/cli
+# The recipes read these from their environment ("$$VERSION"): a value is
+# never pasted into a shell line, where a quote in a tag name would end it.
+build dist: export VERSION := $(VERSION)
+build dist: export COMMIT := $(COMMIT)
+dist: export GO := $(GO)
+dist: export DIST := $(DIST)
+dist: export PLATFORMS := $(PLATFORMS)
+dist: export STAMPED := $(STAMPED)
 
-.PHONY: build test bench fuzz conformance demo clean
+.PHONY: build dist test bench fuzz conformance demo clean
 
 build:
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/miles-ci
+	$(GO) build -ldflags "-X $(STAMPED).Version=$$VERSION -X $(STAMPED).Commit=$$COMMIT" -o $(BIN) ./cmd/miles-ci
+
+# Static, reproducible release archives and their SHA256SUMS (see .ci/dist).
+dist:
+	./.ci/dist
 
 # gofmt check, vet, and every test with the race detector.
 test:
@@ -39,4 +58,4 @@ demo: build
 	./testdata/demo.sh $(BIN)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

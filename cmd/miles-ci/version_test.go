@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,9 +12,9 @@ import (
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
-// make build's -X flag names a variable by its package path; a wrong path
-// links silently and leaves every binary "dev".
-func TestMakeBuild_StampsTheVersion(t *testing.T) {
+// make build's -X flags name variables by their package path; a wrong path
+// links silently and leaves every binary "dev" with no commit.
+func TestMakeBuild_StampsTheVersionAndCommit(t *testing.T) {
 	t.Parallel()
 	testutil.NeedCommand(t, "make")
 	bin := filepath.Join(t.TempDir(), "miles-ci")
@@ -22,5 +23,9 @@ func TestMakeBuild_StampsTheVersion(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	out, err = exec.Command(bin, "--version").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	assert.Equal(t, "miles-ci version v9.8.7-test\n", string(out))
+	head, err := exec.Command("git", "-C", filepath.Join("..", ".."), "rev-parse", "HEAD").Output()
+	if err != nil {
+		testutil.Skip(t, "the checkout is no git repository, so make build stamps no commit: "+err.Error())
+	}
+	assert.Regexp(t, `^miles-ci version v9\.8\.7-test \(commit `+strings.TrimSpace(string(head))+`(-dirty)?, go1\.\d+\S* \w+/\w+\)\n$`, string(out))
 }

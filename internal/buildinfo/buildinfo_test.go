@@ -37,3 +37,29 @@ func TestVersion_SaysWhichBuildRan(t *testing.T) {
 		assert.Equal(t, tc.want, version(tc.stamped, tc.bi), tc.name)
 	}
 }
+
+func TestDescribe_NamesVersionCommitAndToolchain(t *testing.T) {
+	const rev = "db5cddf3994cce6f93395c746f30eb1d8dd89113"
+	withVCS := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: "true"}}}
+	for _, tc := range []struct {
+		name            string
+		version, commit string
+		bi              *debug.BuildInfo
+		want            string
+	}{
+		{"make dist stamps the tag and the commit", "v0.5.0", rev, nil,
+			"v0.5.0 (commit " + rev + ", go1.26.0 linux/arm64)"},
+		{"make build of a modified tree", "db5cddf-dirty", rev + "-dirty", withVCS,
+			"db5cddf-dirty (commit " + rev + "-dirty, go1.26.0 linux/arm64)"},
+		{"the stamp wins over what the go command recorded", "v0.5.0", "0123456789abcdef0123456789abcdef01234567", withVCS,
+			"v0.5.0 (commit 0123456789abcdef0123456789abcdef01234567, go1.26.0 linux/arm64)"},
+		{"go build in a checkout records the commit", "dev", "", withVCS,
+			"dev-db5cddf3994c-dirty (commit " + rev + "-dirty, go1.26.0 linux/arm64)"},
+		{"go install at a tag records no commit", "dev", "", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}},
+			"v1.2.3 (go1.26.0 linux/arm64)"},
+		{"nothing known", "", "", nil, "dev (go1.26.0 linux/arm64)"},
+	} {
+		assert.Equal(t, tc.want, describe(tc.version, tc.commit, tc.bi, "go1.26.0", "linux/arm64"), tc.name)
+	}
+}

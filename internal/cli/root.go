@@ -14,9 +14,13 @@ import (
 	"github.com/radixark/miles-ci/internal/suggest"
 )
 
-// Version is stamped by the build (-ldflags "-X ...cli.Version=...", as
-// `make build` does); left "dev", --version reads the build information.
-var Version = "dev"
+// Version and Commit are stamped by the build (-ldflags "-X
+// ...cli.Version=... -X ...cli.Commit=...", as `make build` and `make dist`
+// do); left unstamped, --version reads the build information.
+var (
+	Version = "dev"
+	Commit  = ""
+)
 
 // NewCmdRoot builds the miles-ci command tree.
 func NewCmdRoot(f *Factory) *cobra.Command {
@@ -26,7 +30,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		Long: `miles-ci reads the CI registrations of a Miles checkout (the register_*_ci
 calls at the top of each test file), resolves the CI policy of a workflow run,
 and selects, shards and runs one stage's tests.`,
-		Version:       buildinfo.Version(Version),
+		Version:       buildinfo.Describe(Version, Commit),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// run and partition parse their own flags (parseOwnFlags checks

@@ -184,6 +184,9 @@ func scriptProblems(t *testing.T, base, now map[string]string) []string {
 var (
 	inputExpr = regexp.MustCompile(`\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}`)
 	shardExpr = regexp.MustCompile(`\$\{\{\s*matrix\.partition_id\s*\}\}`)
+	// checkRunExpr is the id of the job's own check run, one per job of a
+	// run, however many workflows the run calls.
+	checkRunExpr = regexp.MustCompile(`\$\{\{\s*job\.check_run_id\s*\}\}`)
 	// ifInputSet is the condition by which a reusable workflow's step runs
 	// only when its caller passed an input.
 	ifInputSet = regexp.MustCompile(`inputs\.([A-Za-z0-9_-]+)\s*!=\s*''`)
@@ -194,8 +197,9 @@ var (
 // expands each job's shards (a partition_id list, or every roster shard of
 // a shard_matrix), and reads a call of a local reusable workflow with the
 // inputs the caller passes, defaults for the others; a step that runs only
-// when an input is not empty is left out where it is. What else an expression
-// holds (the run attempt) is the same in every job and stays as written.
+// when an input is not empty is left out where it is. job.check_run_id
+// differs in every job; what else an expression holds (the run attempt) is
+// the same in every job and stays as written.
 func artifactClashes(t *testing.T, root string) []string {
 	t.Helper()
 	wfs, _, err := readWorkflows(root)
@@ -284,6 +288,7 @@ func uploadNames(j *job, byName map[string]*workflow) []string {
 				if inputs != nil {
 					n = inputExpr.ReplaceAllStringFunc(n, func(e string) string { return inputs[inputExpr.FindStringSubmatch(e)[1]] })
 				}
+				n = checkRunExpr.ReplaceAllLiteralString(n, "<check run of "+j.id+"/"+cj.id+">")
 				out = append(out, n)
 			}
 		}
@@ -323,13 +328,31 @@ func uploadNames(j *job, byName map[string]*workflow) []string {
 
 // recipeProblems applies the topic's recipes to a copy of the pinned Miles
 // workflows and returns everything wrong with the result, against the
-// facts of the tree as it is. A non-empty out receives the migrated tree.
+// facts of the tree as it is; then the same for the topic's other way (its
+// "Or, in" recipes), if it shows one. A non-empty out receives the migrated
+// tree (the other way's in out/or).
 func recipeProblems(t *testing.T, ref, actionlint, topic string, base treeFacts, out string) []string {
 	t.Helper()
 	book, err := readRecipeBook("migrate.md", topic)
 	if err != nil {
 		return []string{err.Error()}
 	}
+	problems := bookProblems(t, ref, actionlint, book, base, out)
+	if other := book.otherWay(); other != nil {
+		if out != "" {
+			out = filepath.Join(out, "or")
+		}
+		for _, p := range bookProblems(t, ref, actionlint, other, base, out) {
+			problems = append(problems, "the other way (Or, in …): "+p)
+		}
+	}
+	return problems
+}
+
+// bookProblems applies one way of the topic to a copy of the pinned Miles
+// workflows and returns everything wrong with the result.
+func bookProblems(t *testing.T, ref, actionlint string, book *recipeBook, base treeFacts, out string) []string {
+	t.Helper()
 	root := milesRecipeTree(t, ref)
 	if err := applyRecipeBook(book, root); err != nil {
 		return []string{err.Error()}
@@ -413,6 +436,9 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 		{"go install with a placeholder version",
 			replaceAfter("## Lint in a pull request check", "      "+installComment+"\n", "      - name: Install miles-ci\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@<version>\n"),
 			"bash -n: pre-commit.yml job miles-ci-lint"},
+		{"one artifact name for every build job of the route without a release",
+			replaceAfter("### Without a release", "name: miles-ci-${{ job.check_run_id }}", "name: miles-ci"),
+			`the other way (Or, in …): release-branch-cut.yml: job run-tests-cuda and job run-tests-rocm both upload the artifact "miles-ci"`},
 		{"a recipe without its marker",
 			replaceAfter("## Lint in a pull request check", "In `pre-commit.yml`:\n", ""),
 			"a yaml block without a marker"},

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -53,6 +54,12 @@ import (
 //     line:", and every job the recipes show that runs miles-ci marks the
 //     place with that comment, right before its first miles-ci command. A
 //     stand-in that no recipe uses fails.
+//   - A marker that begins "Or, in" ("Or, in `F`:", "Or, in place of each
+//     `# COMMENT` line:") belongs to the topic's other way: its stand-ins
+//     take the place of the main ones and its recipes come after all the
+//     main recipes. The Install section's route without a release is
+//     written this way. The two ways are applied each to a tree of its
+//     own, and each must place.
 //
 // Anything the harness cannot place (a yaml block without a marker, a
 // file, job or step it cannot find, an indentation other than the file's)
@@ -68,6 +75,22 @@ type recipeBook struct {
 	recipes  []recipe
 	// standIns maps a comment line to the recipe that replaces it.
 	standIns map[string]recipe
+	// other holds the recipes and stand-ins of the "Or, in" markers; nil
+	// when the topic shows no other way.
+	other *recipeBook
+}
+
+// otherWay returns the book of the topic's other way: the rewrites and
+// recipes of the main one, then the other way's recipes, with its
+// stand-ins in place of the main ones. It is nil when there is none.
+func (b *recipeBook) otherWay() *recipeBook {
+	if b.other == nil {
+		return nil
+	}
+	o := &recipeBook{rewrites: b.rewrites, standIns: maps.Clone(b.standIns)}
+	o.recipes = append(slices.Clone(b.recipes), b.other.recipes...)
+	maps.Copy(o.standIns, b.other.standIns)
+	return o
 }
 
 // rewrite is one row of the table: before becomes after in files.
@@ -85,8 +108,8 @@ type recipe struct {
 }
 
 var (
-	recipeMarker  = regexp.MustCompile("^In (`[^`]+`(?:(?:, and |, | and )`[^`]+`)*):$")
-	standInMarker = regexp.MustCompile("^In place of each `(#[^`]*)` line:$")
+	recipeMarker  = regexp.MustCompile("^(Or, i|I)n (`[^`]+`(?:(?:, and |, | and )`[^`]+`)*):$")
+	standInMarker = regexp.MustCompile("^(Or, i|I)n place of each `(#[^`]*)` line:$")
 	codeSpan      = regexp.MustCompile("`([^`]+)`")
 )
 
@@ -137,8 +160,15 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 				break
 			}
 		}
+		into := book
+		if strings.HasPrefix(marker, "Or, ") {
+			if book.other == nil {
+				book.other = &recipeBook{standIns: map[string]recipe{}}
+			}
+			into = book.other
+		}
 		if m := standInMarker.FindStringSubmatch(marker); m != nil {
-			book.standIns[m[1]] = recipe{at: at, text: body}
+			into.standIns[m[2]] = recipe{at: at, text: body}
 			continue
 		}
 		m := recipeMarker.FindStringSubmatch(marker)
@@ -146,10 +176,10 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 			return nil, fmt.Errorf("%s: a yaml block without a marker: the line before it should name the files it goes in (In `pr-test.yml`:), not %q", at, marker)
 		}
 		r := recipe{at: at, text: body}
-		for _, f := range codeSpan.FindAllStringSubmatch(m[1], -1) {
+		for _, f := range codeSpan.FindAllStringSubmatch(m[2], -1) {
 			r.files = append(r.files, f[1])
 		}
-		book.recipes = append(book.recipes, r)
+		into.recipes = append(into.recipes, r)
 	}
 	if book.rewrites == nil {
 		return nil, fmt.Errorf("%s: no table | where | before | after |", name)
@@ -517,6 +547,43 @@ func TestRecipes_AStandInTakesThePlaceOfItsComment(t *testing.T) {
 		"In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      # the install step (## Install)\n      - name: Test\n```\n")
 	require.NoError(t, err)
 	assert.Contains(t, got, "      - name: Checkout\n        uses: actions/checkout@v4\n      - name: Install\n        env:\n          V: v1\n        run: |\n          ./install \"$V\"\n      - name: Test\n")
+}
+
+func TestRecipes_OrMarkersMakeTheOtherWayAppliedInATreeOfItsOwn(t *testing.T) {
+	topic := smallTable +
+		"In place of each `# the install step (## Install)` line:\n\n```yaml\n- name: Install\n  run: ./install\n```\n\n" +
+		"Or, in `ci.yml`:\n\n```yaml\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Build\n        run: make dist\n  run:\n    needs: build\n```\n\n" +
+		"Or, in place of each `# the install step (## Install)` line:\n\n```yaml\n- name: Install the build\n  run: ./install-build\n```\n\n" +
+		"In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      # the install step (## Install)\n      - name: Test\n```\n"
+	book, err := readRecipeBook("topic.md", topic)
+	require.NoError(t, err)
+	apply := func(b *recipeBook) string {
+		t.Helper()
+		root := t.TempDir()
+		p := filepath.Join(root, filepath.FromSlash(WorkflowDir), "ci.yml")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(recipeWorkflow), 0o644))
+		require.NoError(t, applyRecipeBook(b, root))
+		out, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return string(out)
+	}
+	mainWay := apply(book)
+	assert.Contains(t, mainWay, "      - name: Install\n        run: ./install\n      - name: Test\n")
+	assert.NotContains(t, mainWay, "build", "the other way's recipes stay out of the main way")
+
+	other := book.otherWay()
+	require.NotNil(t, other)
+	got := apply(other)
+	assert.Contains(t, got, "      - name: Install the build\n        run: ./install-build\n      - name: Test\n        run: make check\n",
+		"the other way's stand-in takes the main one's place, after the main way's rewrites")
+	assert.Contains(t, got, "  build:\n    runs-on: ubuntu-latest\n")
+	assert.Contains(t, got, "    needs: build\n")
+	assert.NotContains(t, got, "./install\n")
+
+	plain, err := readRecipeBook("topic.md", smallTable+"In `ci.yml`:\n\n```yaml\n  run:\n    timeout-minutes: 5\n```\n")
+	require.NoError(t, err)
+	assert.Nil(t, plain.otherWay(), "a topic without Or markers has no other way")
 }
 
 func TestRecipes_WhatCannotBePlacedIsAnError(t *testing.T) {
