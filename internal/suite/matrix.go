@@ -12,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // Entry is one shard job of a stage's GitHub Actions matrix: the flags
@@ -99,18 +100,19 @@ func sized(cfg *config.Config, regs []registry.Registration, s config.Suite, pol
 	if s.TargetMinutes <= 0 {
 		return Select(cfg, regs, in)
 	}
-	var p *Plan
-	for n := 1; n <= max(s.Shards, 1); n++ {
-		in.Shards = n
-		var err error
-		if p, err = Select(cfg, regs, in); err != nil {
-			return nil, err
-		}
-		if Longest(p) <= s.TargetMinutes*60 {
-			break
-		}
+	// The whole suite's enabled tests, which every count splits.
+	whole := in
+	whole.Shards, whole.Timings = 0, nil
+	all, err := Select(cfg, regs, whole)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	var measured timings.Timings
+	if t != nil {
+		measured = t.Seconds
+	}
+	in.Shards = shard.Fewest(all.Enabled, max(s.Shards, 1), measured, s.TargetMinutes*60)
+	return Select(cfg, regs, in)
 }
 
 // Longest is the seconds of p's longest shard: measured where p was split

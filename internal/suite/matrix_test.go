@@ -1,6 +1,8 @@
 package suite
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -173,5 +175,71 @@ func TestMatrices_TargetMinutesBooksTheFewestShardsThatFit(t *testing.T) {
 		if s.Suite.Name == "stage-c-8-gpu-h100" {
 			assert.Equal(t, Full(4), s.Matrix)
 		}
+	}
+}
+
+// sizedByEveryCount is how sized chose a count before it passed over the
+// counts the bounds rule out: a whole plan, digest included, for every
+// count from 1 until one fits.
+func sizedByEveryCount(cfg *config.Config, regs []registry.Registration, s config.Suite, pol policy.Policy, t *Timings) (*Plan, error) {
+	in := Inputs{Suite: s.Name, Policy: pol, Shards: SuiteShards, ID: AllShards, Timings: t}
+	var p *Plan
+	for n := 1; n <= max(s.Shards, 1); n++ {
+		in.Shards = n
+		var err error
+		if p, err = Select(cfg, regs, in); err != nil {
+			return nil, err
+		}
+		if Longest(p) <= s.TargetMinutes*60 {
+			break
+		}
+	}
+	return p, nil
+}
+
+// TestSized_ChoosesTheCountEveryCountWouldChoose: on random stages,
+// timings and targets, sized books the count the count-by-count search
+// booked, and the same plan.
+func TestSized_ChoosesTheCountEveryCountWouldChoose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pol := resolve(t, policy.Regular, true)
+	for c := range 3000 {
+		tests := rng.IntN(40)
+		cfg, rs, s := sizingInput(0, 1+rng.IntN(48), 0)
+		for range tests {
+			est := float64(rng.IntN(600))
+			switch rng.IntN(4) {
+			case 0:
+				est = float64(rng.IntN(4)) * 60 // ties and zeros
+			case 1:
+				est += float64(rng.IntN(10)) / 10
+			}
+			rs = append(rs, registry.Registration{File: fmt.Sprintf("tests/e2e/test_%02d.py", rng.IntN(30)), Backend: config.CUDA,
+				Suite: s.Name, EstTime: est, Labels: []string{"megatron"}})
+		}
+		s.TargetMinutes = float64(1+rng.IntN(40)) / float64(1+rng.IntN(4))
+		if rng.IntN(3) == 0 {
+			// A target a whole shard meets exactly.
+			sum := 0.0
+			for _, r := range rs[:rng.IntN(len(rs)+1)] {
+				sum += r.EstTime
+			}
+			s.TargetMinutes = max(sum, 1) / 60
+		}
+		var tm *Timings
+		if rng.IntN(2) == 0 {
+			tm = &Timings{Path: "t.json", Seconds: timings.Timings{}}
+			for _, r := range rs {
+				if rng.IntN(2) == 0 {
+					tm.Seconds[r.File] = float64(rng.IntN(900)) + 0.1*float64(rng.IntN(10))
+				}
+			}
+		}
+		want, err := sizedByEveryCount(cfg, rs, s, pol, tm)
+		require.NoError(t, err)
+		got, err := sized(cfg, rs, s, pol, tm)
+		require.NoError(t, err)
+		require.Equal(t, want.Size, got.Size, "case %d: %d tests, %d shards, %g minutes", c, tests, s.Shards, s.TargetMinutes)
+		require.Equal(t, want.Digest, got.Digest, "case %d", c)
 	}
 }
