@@ -56,6 +56,11 @@ type Label struct {
 // the int range panicked, Python raises MemoryError).
 const MaxShards = 100000
 
+// MaxMatrixJobs is the most jobs GitHub Actions runs of one matrix, and so
+// the most shards a suite of the roster may have: each shard is a job of
+// its stage's matrix.
+const MaxMatrixJobs = 256
+
 // Suite is one CI stage.
 type Suite struct {
 	Name    string
