@@ -26,9 +26,16 @@ type SummaryRow struct {
 // cellEscaper keeps a value inside its Markdown table cell.
 var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\r", "<br>", "\n", "<br>")
 
-// RunSummary renders a run as Markdown: a heading, a table of every file,
-// the flaky files and the retried files.
-func RunSummary(title string, rows []SummaryRow) string {
+// MissingShards are the shards (0-based ids, of Of) a merged summary has no
+// report of.
+type MissingShards struct {
+	IDs []int
+	Of  int
+}
+
+// RunSummary renders a run as Markdown: a heading, the shards missing,
+// a table of every file, the flaky files and the retried files.
+func RunSummary(title string, rows []SummaryRow, missing MissingShards) string {
 	var b strings.Builder
 	passed := 0
 	var flaky []SummaryRow
@@ -43,6 +50,14 @@ func RunSummary(title string, rows []SummaryRow) string {
 	fmt.Fprintf(&b, "### %s: %d/%d passed", cellEscaper.Replace(title), passed, len(rows))
 	if len(flaky) > 0 {
 		fmt.Fprintf(&b, " (%d flaky)", len(flaky))
+	}
+	if len(missing.IDs) > 0 {
+		ids := make([]string, len(missing.IDs))
+		for i, id := range missing.IDs {
+			ids[i] = fmt.Sprint(id)
+		}
+		fmt.Fprintf(&b, ", %d of %d shards missing\n\n**Missing shard(s) %s of %d:** no report, so their tests are not in this table and the suite has not passed.",
+			len(ids), missing.Of, strings.Join(ids, ", "), missing.Of)
 	}
 	b.WriteString("\n\n")
 	b.WriteString("| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n")

@@ -199,6 +199,25 @@ func digest(shards []shard.Shard) string {
 	return b.String()
 }
 
+// emptyShardHash is the hash of a shard without a test.
+var emptyShardHash = shardHash(shard.Shard{})
+
+// EmptyShards returns the shards that the plan digest leaves without a
+// test, ascending; nil for a digest of another form.
+func EmptyShards(digest string) []int {
+	parts := strings.Split(digest, ".")
+	if len(parts) < 2 || parts[0] != digestVersion || parts[1] != strconv.Itoa(len(parts)-2) {
+		return nil
+	}
+	var empty []int
+	for i, h := range parts[2:] {
+		if h == emptyShardHash {
+			empty = append(empty, i)
+		}
+	}
+	return empty
+}
+
 func shardHash(s shard.Shard) string {
 	files := make([]string, len(s.Tests))
 	for i, t := range s.Tests {
