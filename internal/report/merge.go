@@ -71,11 +71,11 @@ type coverage struct {
 	size     int    // the split's shard count, 0 until a report names one
 	sizeFrom string // the report that named it
 	covered  map[int]bool
-	// whole is set by a run of the whole suite, unscoped by a report that
-	// does not say (unscopedPath is the first one's path).
-	whole, unscoped bool
-	unscopedPath    string
-	plans           []string // the distinct plans, in order
+	// unscoped is set by a report that does not say (unscopedPath is the
+	// first one's path).
+	unscoped     bool
+	unscopedPath string
+	plans        []string // the distinct plans, in order
 }
 
 type mergeKey struct {
@@ -151,11 +151,12 @@ func (m *Merger) Report() *Report {
 
 // Missing returns the shards of the split that no report added covers and
 // that some report's plan gives a test (all of them when EmptyShards is
-// nil), ascending: nil for a merge that covers the whole suite, has no
-// split, or is unscoped.
+// nil), ascending: nil for a merge of no split (runs of the whole suite)
+// or an unscoped one. A run of the whole suite among shards' reports
+// covers no shard: it may be a run of one file (run --file).
 func (m *Merger) Missing() []int {
 	c := &m.cover
-	if c.whole || c.unscoped || c.size == 0 {
+	if c.unscoped || c.size == 0 {
 		return nil
 	}
 	empty := make([]int, c.size) // how many plans leave each shard empty
@@ -196,11 +197,9 @@ func (c *coverage) add(r *Report) error {
 		return nil
 	case r.Partition != nil:
 		size = r.Partition.Size
-	case r.Shards != nil && r.Shards.Size > 0:
+	case r.Shards != nil:
+		// 0 for a merge of runs of the whole suite.
 		size = r.Shards.Size
-	default:
-		// A run of the whole suite, or a merge of such runs.
-		c.whole = true
 	}
 	if size > 0 {
 		if c.size == 0 {

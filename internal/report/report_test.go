@@ -474,6 +474,7 @@ func TestMerge_SaysWhichShardsItCoversAndWhichAreMissing(t *testing.T) {
 		{"an empty shard", []*Report{shardReport("0", 0, 4, "P", a), shardReport("1", 1, 4, "P", b), shardReport("2", 2, 4, "P", c)}, emptyThree, nil, "P"},
 		{"an empty shard under one plan only", []*Report{shardReport("0", 0, 4, "P", a), shardReport("1", 1, 4, "Q", b), shardReport("2", 2, 4, "P", c)}, emptyThree, []int{3}, ""},
 		{"the whole suite", []*Report{report("s", false, a, b)}, nil, nil, ""},
+		{"a run of one file is no shard", []*Report{shardReport("0", 0, 2, "P", a), report("s", false, b)}, nil, []int{1}, "P"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := Merger{EmptyShards: tc.empty}
