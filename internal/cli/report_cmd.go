@@ -61,7 +61,7 @@ shard's report, or --allow-missing to write the merge with those shards marked
 missing (it has not passed, and report summary says so). Without -o it goes to
 stdout.`,
 		Example: `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
-		Args:    cobra.MinimumNArgs(1),
+		Args:    needInputs("the reports the shards wrote with run --json-report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {

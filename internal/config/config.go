@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/suggest"
 )
@@ -49,9 +50,10 @@ type Label struct {
 	Description string
 }
 
-// MaxShards bounds a shard count (a suite's shards, --auto-partition-size,
-// partition --size). A GitHub Actions matrix holds at most 256 jobs, so
-// this is far beyond any real split; a larger count would only make
+// MaxShards bounds a shard count given on the command line
+// (--auto-partition-size, partition --size; a suite's shards are bounded by
+// MaxMatrixJobs). A GitHub Actions matrix holds at most 256 jobs, so this
+// is far beyond any real split; a larger count would only make
 // miles-ci allocate, and partition print, that many shards (a count near
 // the int range panicked, Python raises MemoryError).
 const MaxShards = 100000
@@ -199,6 +201,12 @@ type Config struct {
 	NoGPUPaths        []string
 	FileRun           FileRun
 	Gate              Gate
+
+	// tree is the document's top-level mapping as read, an overlay merged
+	// with the built-in one, and header the comment that opens the file:
+	// what Complete writes out again.
+	tree   *yaml.Node
+	header string
 
 	labelSet map[string]bool
 	funcs    map[string]Backend

@@ -42,6 +42,7 @@ const (
 	RuleOrphan       = "orphan-registration"
 	RuleEmptySuite   = "empty-suite"
 	RuleRepeatedFlag = "repeated-flag"
+	RuleCISuites     = "ci-suites"
 	// The rules of lint --runners, on the live fleet.
 	RuleRunners        = "runners"
 	RuleRunnersOffline = "runners-offline"
@@ -94,6 +95,12 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	}
 	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet}
 	c.check()
+	switch src, problem := readRunSuite(root); {
+	case problem != nil:
+		c.findings = append(c.findings, *problem)
+	case src != nil:
+		c.checkCISuites(src)
+	}
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i], c.findings[j]
 		if a.Path != b.Path {

@@ -370,6 +370,8 @@ func Read(path string) (*Report, error) {
 func Parse(data []byte) (*Report, error) {
 	var probe struct {
 		Version   *int            `json:"version"`
+		Suite     *string         `json:"suite"`
+		Timings   json.RawMessage `json:"timings"`
 		Partition json.RawMessage `json:"partition"`
 	}
 	// Keys match exactly, as Python's: "STATUS" is not "status".
@@ -377,6 +379,9 @@ func Parse(data []byte) (*Report, error) {
 		return nil, jsonError(err)
 	}
 	switch {
+	case probe.Timings != nil && probe.Suite == nil:
+		// The other JSON file a run writes, given where a report goes.
+		return nil, errors.New(`a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`)
 	case probe.Version == nil:
 		return nil, fmt.Errorf(`no "version"; expected a report written by miles-ci run --json-report (version %d)`, Version)
 	case *probe.Version != Version:
