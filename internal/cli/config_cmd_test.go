@@ -200,3 +200,18 @@ func TestConfigInit_WritesNothingFromABadRootOrConfiguration(t *testing.T) {
 	assert.Contains(t, errOut, "error: ../../testdata/docs/typo.yaml:2: unknown key \"no_gpu_path\" in the configuration")
 	assert.NoFileExists(t, filepath.Join(root, config.FileName))
 }
+
+// A stage of more shards than GitHub Actions runs jobs of one matrix is a
+// configuration error on its line, for config, lint and policy alike.
+func TestConfig_ShardsPastGitHubsMatrixLimitAreAnErrorOnTheirLine(t *testing.T) {
+	dir, err := filepath.Abs("../../testdata/sample")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "ci.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("extends: default\nsuites:\n  cuda:\n    - name: stage-c-4-gpu-h200\n      runs_on: [h200, 4gpu]\n      shards: 300\n"), 0o644))
+	for _, args := range [][]string{{"config"}, {"lint"}, {"policy", "--event", "schedule", "--schedule", "0 15 * * 6", "--shard-matrix"}} {
+		f, out, errOut := suitesFactory(dir, nil)
+		assert.Equal(t, 1, Main(append([]string{"--root", dir, "--config", path}, args...), f), args)
+		assert.Empty(t, out.String(), args)
+		assert.Contains(t, errOut.String(), path+`:6: suite "stage-c-4-gpu-h200" has shards "300"; expected at most 256, the jobs GitHub Actions runs of one matrix`, args)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
@@ -68,7 +69,12 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 		return exit.Code
 	}
 	var usage *UsageError
-	if errors.As(err, &usage) {
+	var wrongReport *report.RerunMismatchError
+	if errors.As(err, &wrongReport) {
+		// The report given is not this job's: a bad argument.
+		usage = &UsageError{Msg: wrongReport.Error()}
+	}
+	if usage != nil || errors.As(err, &usage) {
 		fmt.Fprintf(stderr, "error: %s\n", oneLine(usage.Msg))
 		if usage.Hint != "" {
 			fmt.Fprintf(stderr, "\n%s\n\n", usage.Hint)

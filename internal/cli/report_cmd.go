@@ -3,12 +3,16 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/view"
 )
 
@@ -16,6 +20,9 @@ import (
 type ReportMergeOptions struct {
 	Inputs []string
 	Output string // "" for stdout
+	// AllowMissing writes a merge that lacks shards, recording them as
+	// missing, instead of refusing it.
+	AllowMissing bool
 }
 
 // ReportSummaryOptions are the flags of `miles-ci report summary`.
@@ -48,7 +55,11 @@ and those of their --rerun-failed reruns, into the suite's report. Files come in
 the order of the reports given; a file listed by several reports takes its entry
 from the last one, and its attempts add up, so a file that failed in a shard and
 passed in its rerun is flaky. The merged report passed when every file passed.
-Reports of different suites are an error. Without -o it goes to stdout.`,
+Reports of different suites or shard counts are an error, and so is a set that
+lacks a shard holding tests (each report names its shard and plan): give every
+shard's report, or --allow-missing to write the merge with those shards marked
+missing (it has not passed, and report summary says so). Without -o it goes to
+stdout.`,
 		Example: `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
 		Args:    needInputs("the reports the shards wrote with run --json-report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,13 +71,14 @@ Reports of different suites are an error. Without -o it goes to stdout.`,
 		},
 	}
 	flagkind.String(cmd.Flags(), &opts.Output, "output", "o", "write the merged report to `OUT` instead of stdout", flagkind.Output, "json")
+	cmd.Flags().BoolVar(&opts.AllowMissing, "allow-missing", false, "write the merge even when shards holding tests have no report, recording them as missing")
 	return cmd
 }
 
 func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) error {
 	// One report at a time: each is dropped once merged, but for its
 	// file entries.
-	var m report.Merger
+	m := report.Merger{EmptyShards: suite.EmptyShards}
 	for _, path := range opts.Inputs {
 		r, err := report.Read(path)
 		if err != nil {
@@ -75,6 +87,13 @@ func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) err
 		if err := m.Add(r); err != nil {
 			return err
 		}
+	}
+	if unscoped, path := m.Unscoped(); unscoped {
+		fmt.Fprintf(f.ErrOut, "warning: report %s does not say which shard it covers (an older miles-ci wrote it): the merge cannot tell whether a shard's report is missing\n",
+			textfmt.OneLine(strconv.Quote(path)))
+	}
+	if missing := m.Missing(); len(missing) > 0 && !opts.AllowMissing {
+		return &MissingShardsError{Suite: m.Report().Suite, Missing: missing, Size: m.Size()}
 	}
 	// What report summary would refuse is never written.
 	data, err := report.MarshalReadable(m.Report())
@@ -125,6 +144,36 @@ func reportSummaryRun(_ context.Context, f *Factory, opts *ReportSummaryOptions)
 			return fmt.Errorf("write JUnit report %q: %w", opts.JUnitXML, err)
 		}
 	}
-	_, err = fmt.Fprint(f.Out, view.StepSummary(r))
-	return err
+	if _, err = fmt.Fprint(f.Out, view.StepSummary(r)); err != nil {
+		return err
+	}
+	// A merge written with --allow-missing shows the shards it lacks, and
+	// the step fails: no report says how their tests went.
+	if r.Shards != nil && len(r.Shards.Missing) > 0 {
+		return &MissingShardsError{Suite: r.Suite, Missing: r.Shards.Missing, Size: r.Shards.Size, Report: opts.Input}
+	}
+	return nil
+}
+
+// MissingShardsError is a merge of a suite's reports that lacks shards
+// holding tests: refused by report merge, shown and failed by report
+// summary of a merge written with --allow-missing.
+type MissingShardsError struct {
+	Suite   string
+	Missing []int
+	Size    int
+	// Report is the merged report summarized; "" for report merge.
+	Report string
+}
+
+func (e *MissingShardsError) Error() string {
+	ids := make([]string, len(e.Missing))
+	for i, id := range e.Missing {
+		ids[i] = strconv.Itoa(id)
+	}
+	which := fmt.Sprintf("shard(s) %s of the %d of %s", strings.Join(ids, ", "), e.Size, e.Suite)
+	if e.Report != "" {
+		return fmt.Sprintf("report %q lacks %s: no report of theirs was merged, so their tests are not in it and the suite has not passed", e.Report, which)
+	}
+	return fmt.Sprintf("no report given covers %s, which hold tests (their jobs stopped before writing one, or their reports were not given): give them, or --allow-missing to write the merge with them marked missing", which)
 }

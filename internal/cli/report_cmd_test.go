@@ -245,19 +245,24 @@ func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 		return p
 	}
-	good := `{"version": 1, "suite": "` + reportSuite + `", "backend": "cuda", "passed": false, "files": [` +
+	good := `{"version": 1, "suite": "` + reportSuite + `", "backend": "cuda", "partition": null, "passed": false, "files": [` +
 		`{"file": "tests/e2e/test_a.py", "status": "FAIL"}]}`
+	const usage = "\nRun 'miles-ci run --help' for usage."
 	tests := []struct {
 		name, path, want string
 	}{
 		{"missing", filepath.Join(dir, "missing.json"), `error: read report "DIR/missing.json": open: no such file or directory`},
-		{"truncated", write("truncated.json", good[:len(good)/2]), `error: read report "DIR/truncated.json": invalid JSON: unexpected end of JSON input`},
+		{"truncated", write("truncated.json", good[:strings.Index(good, `"files"`)]), `error: read report "DIR/truncated.json": invalid JSON: unexpected end of JSON input`},
 		{"wrong version", write("v9.json", strings.Replace(good, `"version": 1`, `"version": 9`, 1)), `error: read report "DIR/v9.json": unsupported version 9; expected 1`},
 		{"directory", dir, `error: read report "DIR": is a directory, not a regular file`},
 		{"another suite", write("suite.json", strings.Replace(good, reportSuite, "stage-c-2-gpu-h200", 1)),
-			`error: report "DIR/suite.json" is of suite "stage-c-2-gpu-h200" (cuda), not "` + reportSuite + `" (cuda)`},
+			`error: report "DIR/suite.json" is of suite "stage-c-2-gpu-h200" (cuda), but this run is of "` + reportSuite + `" (cuda): give the report this job wrote in its previous attempt, or rerun the whole shard without --rerun-failed` + usage},
 		{"another backend", write("rocm.json", strings.Replace(good, `"cuda"`, `"rocm"`, 1)),
-			`error: report "DIR/rocm.json" is of suite "` + reportSuite + `" (rocm), not "` + reportSuite + `" (cuda)`},
+			`error: report "DIR/rocm.json" is of suite "` + reportSuite + `" (rocm), but this run is of "` + reportSuite + `" (cuda): give the report this job wrote in its previous attempt, or rerun the whole shard without --rerun-failed` + usage},
+		{"a shard's", write("shard.json", strings.Replace(good, `"partition": null`, `"partition": {"id": 1, "size": 2}`, 1)),
+			`error: report "DIR/shard.json" is of shard 1 of 2, but this run is of the whole suite: give the report this job wrote in its previous attempt, or rerun the whole shard without --rerun-failed` + usage},
+		{"one that does not say", write("old.json", strings.Replace(good, `"partition": null, `, "", 1)),
+			`error: report "DIR/old.json" does not say which shard it covers (no "partition": an older miles-ci wrote it, or it merges such a report): give the report this job wrote in its previous attempt, or rerun the whole shard without --rerun-failed` + usage},
 		{"a failed file no longer registered", write("gone.json", strings.Replace(good, "test_a.py", "test_z.py", 1)),
 			`error: report "DIR/gone.json" shows "tests/e2e/test_z.py" did not pass, but it is no longer registered in suite ` + reportSuite + `; rerun the whole shard without --rerun-failed`},
 		{"passed, no file", write("empty.json", strings.NewReplacer(`"passed": false`, `"passed": true`, `{"file": "tests/e2e/test_a.py", "status": "FAIL"}`, "").Replace(good)),
@@ -270,7 +275,11 @@ func TestRunRerunFailed_BadReportIsOneLineErrorAndNothingRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, stderr := miles(t, root, nil, runArgs("--rerun-failed", tt.path)...)
-			assert.Equal(t, 1, code)
+			if strings.HasSuffix(tt.want, usage) {
+				assert.Equal(t, 2, code, "a report of another job is a bad argument")
+			} else {
+				assert.Equal(t, 1, code)
+			}
 			assert.Equal(t, tt.want+"\n", strings.ReplaceAll(stderr, dir, "DIR"))
 			assert.Nil(t, ranLog(t, root), "nothing ran")
 		})
@@ -340,14 +349,14 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, suite string) string {
 		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(`{"version": 1, "suite": "`+suite+`", "backend": "cuda", "files": []}`), 0o644))
+		require.NoError(t, os.WriteFile(p, []byte(`{"version": 1, "suite": "`+suite+`", "backend": "cuda", "partition": null, "files": []}`), 0o644))
 		return p
 	}
 	a, b := write("a.json", "s"), write("b.json", "t")
 	out := filepath.Join(dir, "out.json")
 	// Each within the bounds report summary checks, their sums not.
 	many := filepath.Join(dir, "many.json")
-	require.NoError(t, os.WriteFile(many, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "elapsed": 5e11,
+	require.NoError(t, os.WriteFile(many, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "partition": null, "elapsed": 5e11,
 		"files": [{"file": "x.py", "status": "FAIL", "attempts": 600000, "elapsed": 1}]}`), 0o644))
 	timingsFile := filepath.Join(dir, "timings.json")
 	require.NoError(t, os.WriteFile(timingsFile, []byte(`{"version": 1, "timings": {"tests/e2e/test_a.py": 12.5}}`), 0o644))
@@ -396,10 +405,113 @@ func TestNewCmdReport_ParsesArgumentsIntoOptions(t *testing.T) {
 	cmd.SetArgs([]string{"a.json", "b.json", "-o", "suite.json"})
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, &ReportMergeOptions{Inputs: []string{"a.json", "b.json"}, Output: "suite.json"}, merge)
+	cmd = NewCmdReportMerge(f, func(o *ReportMergeOptions) error { merge = o; return nil })
+	cmd.SetArgs([]string{"a.json", "--allow-missing"})
+	require.NoError(t, cmd.Execute())
+	assert.Equal(t, &ReportMergeOptions{Inputs: []string{"a.json"}, AllowMissing: true}, merge)
 
 	var summary *ReportSummaryOptions
 	cmd = NewCmdReportSummary(f, func(o *ReportSummaryOptions) error { summary = o; return nil })
 	cmd.SetArgs([]string{"suite.json", "--junit-xml", "suite.xml"})
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, &ReportSummaryOptions{Input: "suite.json", JUnitXML: "suite.xml"}, summary)
+}
+
+// TestShardReports_SayWhichShardTheyCover: shard 1 of 2 fails. Its rerun
+// given shard 0's passing report once said "Nothing to rerun" and passed,
+// and a merge lacking shard 1's report summarized as "1/1 passed". Each
+// report now names its shard and plan: the rerun refuses another shard's
+// report, the merge refuses a set that lacks a shard holding tests (or,
+// with --allow-missing, records it), and the summary shows it and fails.
+func TestShardReports_SayWhichShardTheyCover(t *testing.T) {
+	root := execRepo(t, map[string]string{
+		"tests/e2e/test_a.py": gpuTest("a", ""),
+		"tests/e2e/test_b.py": gpuTest("b", "exit 3\n"),
+	})
+	out := t.TempDir()
+	shard := func(id, size string, extra ...string) []string {
+		return runArgs(append([]string{"--auto-partition-id", id, "--auto-partition-size", size}, extra...)...)
+	}
+	report0, report1 := filepath.Join(out, "shard-0.json"), filepath.Join(out, "shard-1.json")
+	code, _, stderr := miles(t, root, nil, shard("0", "2", "--json-report", report0)...)
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = miles(t, root, nil, shard("1", "2", "--json-report", report1)...)
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, []string{"a", "b"}, ranLog(t, root), "the fixture: shard 0 runs a, shard 1 b")
+	data, err := os.ReadFile(report1)
+	require.NoError(t, err)
+	assert.Regexp(t, `"backend": "cuda",\n  "partition": \{\n    "id": 1,\n    "size": 2\n  \},\n  "plan": "p1\.2\.[0-9a-f]{8}\.[0-9a-f]{8}",\n  "shards": null,\n`, string(data))
+
+	code, stdout, stderr := miles(t, root, nil, shard("1", "2", "--rerun-failed", report0)...)
+	assert.Equal(t, 2, code)
+	assert.NotContains(t, stdout, "Nothing to rerun")
+	assert.Equal(t, `error: report "`+report0+`" is of shard 0 of 2, but this run is shard 1 of 2: give the report of shard 1 of 2 of `+reportSuite+`, or rerun the whole shard without --rerun-failed`,
+		strings.SplitN(stderr, "\n", 2)[0])
+	assert.Equal(t, []string{"a", "b"}, ranLog(t, root), "nothing ran")
+
+	merged := filepath.Join(out, "suite.json")
+	code, _, stderr = miles(t, root, nil, "report", "merge", report0, "-o", merged)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "error: no report given covers shard(s) 1 of the 2 of "+reportSuite+", which hold tests (their jobs stopped before writing one, or their reports were not given): give them, or --allow-missing to write the merge with them marked missing\n", stderr)
+	_, err = os.Stat(merged)
+	assert.True(t, os.IsNotExist(err), "nothing written")
+
+	code, _, stderr = miles(t, root, nil, "report", "merge", report0, "--allow-missing", "-o", merged)
+	require.Equal(t, 0, code, stderr)
+	data, err = os.ReadFile(merged)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "\"partition\": null,\n  \"plan\": \"p1.2.")
+	assert.Contains(t, string(data), "\"shards\": {\n    \"size\": 2,\n    \"missing\": [\n      1\n    ]\n  },\n  \"passed\": false,\n")
+	code, stdout, stderr = miles(t, root, nil, "report", "summary", merged)
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(stdout, "### CUDA "+reportSuite+": 1/1 passed, 1 of 2 shards missing\n\n"+
+		"**Missing shard(s) 1 of 2:** no report, so their tests are not in this table and the suite has not passed.\n\n| File |"), stdout)
+	assert.Equal(t, `error: report "`+merged+`" lacks shard(s) 1 of the 2 of `+reportSuite+": no report of theirs was merged, so their tests are not in it and the suite has not passed\n", stderr)
+
+	// Every shard, a shard given twice across attempts: complete.
+	code, _, stderr = miles(t, root, nil, "report", "merge", report0, report1, report1, "-o", merged)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, readFile(t, merged), "\"shards\": {\n    \"size\": 2,\n    \"missing\": []\n  },\n  \"passed\": false,\n")
+	code, _, stderr = miles(t, root, nil, "report", "summary", merged)
+	assert.Equal(t, 0, code, "a summary of a failed suite shows it; the shard's job failed")
+	assert.Empty(t, stderr)
+
+	// A shard that the plan leaves without a test writes no report and is
+	// not missing; reports of another shard count do not merge.
+	report3 := filepath.Join(out, "shard-0-of-3.json")
+	code, _, stderr = miles(t, root, nil, shard("0", "3", "--json-report", report3)...)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, _ = miles(t, root, nil, shard("2", "3", "--list-only")...)
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, "No tests to run", "the fixture: shard 2 of 3 holds no test")
+	report31 := filepath.Join(out, "shard-1-of-3.json")
+	code, _, _ = miles(t, root, nil, shard("1", "3", "--json-report", report31)...)
+	require.Equal(t, 1, code)
+	code, _, stderr = miles(t, root, nil, "report", "merge", report3, report31, "-o", merged)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, readFile(t, merged), "\"size\": 3,\n    \"missing\": []\n")
+	code, _, stderr = miles(t, root, nil, "report", "merge", report0, report31)
+	assert.Equal(t, 1, code)
+	assert.Equal(t, `error: report "`+report31+`" is of a split into 3 shards, but "`+report0+`" is of 2: shards of different splits do not make one suite report`+"\n", stderr)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+// A report written before reports said which shard they cover still
+// merges, with a warning that the merge cannot tell what is missing.
+func TestReportMerge_AnUnscopedReportMergesWithAWarning(t *testing.T) {
+	dir := t.TempDir()
+	old, shard0 := filepath.Join(dir, "old.json"), filepath.Join(dir, "shard-0.json")
+	require.NoError(t, os.WriteFile(old, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "files": [{"file": "b.py", "status": "PASS"}]}`), 0o644))
+	require.NoError(t, os.WriteFile(shard0, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "partition": {"id": 0, "size": 2}, "plan": "p1.2.aaaaaaaa.bbbbbbbb", "files": [{"file": "a.py", "status": "PASS"}]}`), 0o644))
+	f, stdout, stderr := suitesFactory(dir, nil)
+	require.Equal(t, 0, Main([]string{"report", "merge", shard0, old}, f), stderr.String())
+	assert.Equal(t, `warning: report "`+old+`" does not say which shard it covers (an older miles-ci wrote it): the merge cannot tell whether a shard's report is missing`+"\n", stderr.String())
+	assert.NotContains(t, stdout.String(), `"partition"`, "the merge does not say either")
+	assert.Contains(t, stdout.String(), `"passed": true`)
 }

@@ -50,12 +50,18 @@ type Label struct {
 	Description string
 }
 
-// MaxShards bounds a shard count (a suite's shards, --auto-partition-size,
-// partition --size). A GitHub Actions matrix holds at most 256 jobs, so
-// this is far beyond any real split; a larger count would only make
+// MaxShards bounds a shard count given on the command line
+// (--auto-partition-size, partition --size; a suite's shards are bounded by
+// MaxMatrixJobs). A GitHub Actions matrix holds at most 256 jobs, so this
+// is far beyond any real split; a larger count would only make
 // miles-ci allocate, and partition print, that many shards (a count near
 // the int range panicked, Python raises MemoryError).
 const MaxShards = 100000
+
+// MaxMatrixJobs is the most jobs GitHub Actions runs of one matrix, and so
+// the most shards a suite of the roster may have: each shard is a job of
+// its stage's matrix.
+const MaxMatrixJobs = 256
 
 // Suite is one CI stage.
 type Suite struct {

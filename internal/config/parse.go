@@ -981,8 +981,8 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		if err := v.Decode(&s.Shards); err != nil || v.Kind != yaml.ScalarNode || v.Tag != "!!int" || s.Shards < 1 {
 			return s, p.errf(v, "suite %q has shards %q; expected a whole number of at least 1", s.Name, v.Value)
 		}
-		if s.Shards > MaxShards {
-			return s, p.errf(v, "suite %q has shards %q; expected at most %d", s.Name, v.Value, MaxShards)
+		if s.Shards > MaxMatrixJobs {
+			return s, p.errf(v, "suite %q has shards %q; expected at most %d, the jobs GitHub Actions runs of one matrix", s.Name, v.Value, MaxMatrixJobs)
 		}
 	}
 	if v := f["target_minutes"]; v != nil {

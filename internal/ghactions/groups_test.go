@@ -56,7 +56,7 @@ func TestRunSummary_TableEscapesFileNames(t *testing.T) {
 		{File: "a|b\nc.py", Status: "FAIL", Attempts: 2, Elapsed: 3.4, EstTime: 10, Detail: "exit code 1", Retried: "failed"},
 		{File: "ok.py", Status: "PASS", Attempts: 2, Elapsed: 1, EstTime: 1, Retried: "passed"},
 		{File: "later.py", Status: "NOT RUN", EstTime: 5, Detail: "not run: an earlier file failed"},
-	})
+	}, MissingShards{})
 	assert.Equal(t, "### CUDA s: 1/3 passed\n\n"+
 		"| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n"+
 		"|---|---|---:|---:|---|\n"+

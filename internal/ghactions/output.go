@@ -20,11 +20,28 @@ type OutputError struct {
 
 func (e *OutputError) Error() string { return fmt.Sprintf("step output %q: %s", e.Name, e.Msg) }
 
+// MaxJobOutputs is the most bytes of outputs GitHub Actions keeps of one
+// job (1 MB); a step's outputs are what its job publishes.
+const MaxJobOutputs = 1_000_000
+
 // FormatOutputs renders outputs as GITHUB_OUTPUT lines, "name=value\n" each,
 // in order. A name that is empty or holds '=', CR or LF, or a value holding
 // CR or LF, is refused: the runner would read it as another output, so one
-// forged label could set any step output.
+// forged label could set any step output. Outputs larger in all than
+// MaxJobOutputs are refused, naming the largest: GitHub would not pass them
+// on whole.
 func FormatOutputs(pairs []OutputPair) (string, error) {
+	total, largest := 0, 0
+	for i, p := range pairs {
+		total += len(p.Name) + len(p.Value)
+		if len(p.Value) > len(pairs[largest].Value) {
+			largest = i
+		}
+	}
+	if total > MaxJobOutputs {
+		return "", &OutputError{Name: pairs[largest].Name, Msg: fmt.Sprintf("the outputs take %d bytes (this one %d), more than the 1 MB (%d bytes) GitHub Actions keeps of a job's outputs",
+			total, len(pairs[largest].Value), MaxJobOutputs)}
+	}
 	var b strings.Builder
 	for _, p := range pairs {
 		switch {

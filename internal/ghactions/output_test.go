@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -48,6 +49,22 @@ func TestAppendStepSummary_StartsOnANewLine(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, string(got), "after %q", tt.before)
 	}
+}
+
+// GitHub keeps 1 MB of a job's outputs: more is refused, naming the
+// largest output, and nothing is written.
+func TestAppendOutputs_RefusesMoreThanGitHubKeepsOfAJob(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	atLimit := []OutputPair{{"cadence", "regular"}, {"shard_matrix", strings.Repeat("x", MaxJobOutputs-len("cadence")-len("regular")-len("shard_matrix"))}}
+	require.NoError(t, AppendOutputs(path, atLimit))
+	atLimit[1].Value += "x"
+	err := AppendOutputs(path, atLimit)
+	var oe *OutputError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, `step output "shard_matrix": the outputs take 1000001 bytes (this one 999975), more than the 1 MB (1000000 bytes) GitHub Actions keeps of a job's outputs`, err.Error())
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Len(t, got, MaxJobOutputs+len("=\n=\n"), "only the first, which fit")
 }
 
 func TestAppendOutputs_CreatesAMissingFile(t *testing.T) {

@@ -23,14 +23,21 @@ type SummaryRow struct {
 	Failures        []string
 }
 
-// RunSummary renders a run as Markdown: a heading, a table of every file,
-// the flaky files and the retried files. Every text of the rows and the
-// title is rendered inert (textfmt.Markdown, textfmt.MarkdownCode): a file
-// name, a suite or a reason can come from a pull request or from any
-// report, and must show as text, never as a link, an image or HTML. The
-// retried files are listed as the Python runner lists them, so an
-// ordinary name is written as it is.
-func RunSummary(title string, rows []SummaryRow) string {
+// MissingShards are the shards (0-based ids, of Of) a merged summary has no
+// report of.
+type MissingShards struct {
+	IDs []int
+	Of  int
+}
+
+// RunSummary renders a run as Markdown: a heading, the shards missing, a
+// table of every file, the flaky files and the retried files. Every text of
+// the rows and the title is rendered inert (textfmt.Markdown,
+// textfmt.MarkdownCode): a file name, a suite or a reason can come from a
+// pull request or from any report, and must show as text, never as a link,
+// an image or HTML. The retried files are listed as the Python runner lists
+// them, so an ordinary name is written as it is.
+func RunSummary(title string, rows []SummaryRow, missing MissingShards) string {
 	var b strings.Builder
 	passed := 0
 	var flaky []SummaryRow
@@ -45,6 +52,14 @@ func RunSummary(title string, rows []SummaryRow) string {
 	fmt.Fprintf(&b, "### %s: %d/%d passed", textfmt.Markdown(title), passed, len(rows))
 	if len(flaky) > 0 {
 		fmt.Fprintf(&b, " (%d flaky)", len(flaky))
+	}
+	if len(missing.IDs) > 0 {
+		ids := make([]string, len(missing.IDs))
+		for i, id := range missing.IDs {
+			ids[i] = fmt.Sprint(id)
+		}
+		fmt.Fprintf(&b, ", %d of %d shards missing\n\n**Missing shard(s) %s of %d:** no report, so their tests are not in this table and the suite has not passed.",
+			len(ids), missing.Of, strings.Join(ids, ", "), missing.Of)
 	}
 	b.WriteString("\n\n")
 	b.WriteString("| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n")

@@ -37,7 +37,7 @@ func (c *checker) checkDynamicShardFlags(j *job, inv *invocation, s config.Suite
 		if f.flag == "--expect-plan" {
 			want = f.flag + "=${{ matrix." + f.field + " }}"
 		}
-		_, vals, has := inv.flag(f.flag)
+		fw, vals, has := inv.flag(f.flag)
 		switch {
 		case !has:
 			c.atWord(j, inv, inv.first(), RuleShards, "the matrix of %s comes from shard_matrix, so the command must take its %s from it: add %s",
@@ -49,6 +49,12 @@ func (c *checker) checkDynamicShardFlags(j *job, inv *invocation, s config.Suite
 				at, got = vals[0], vals[0].text
 			}
 			c.atWord(j, inv, at, RuleShards, "%s is %s, but the matrix of %s comes from shard_matrix: write %s", f.flag, got, s.Name, want)
+		case f.flag == "--expect-plan" && fw.text == f.flag && !vals[0].quoted():
+			// The plan is empty on every event but a pull request: the
+			// shell then drops the unquoted word, and run stops with
+			// "expected one argument" before any test.
+			c.atWord(j, inv, fw, RuleShards, "%s %s loses its value when the plan is empty (on a schedule or a dispatch), and every shard then fails with \"expected one argument\": write %s",
+				f.flag, vals[0].text, want)
 		}
 	}
 }

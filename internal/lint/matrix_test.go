@@ -66,6 +66,37 @@ func TestDynamicMatrix_MilesMigratedLintsClean(t *testing.T) {
 	}
 }
 
+func TestDynamicMatrix_ExpectPlanWithASpaceNeedsQuotes(t *testing.T) {
+	const prTest = ".github/workflows/pr-test.yml"
+	for _, tc := range []struct {
+		form   string
+		errors int
+	}{
+		{`--expect-plan ${{ matrix.plan }}`, 1},
+		{`--expect-plan "${{ matrix.plan }}"`, 0},
+		{`--expect-plan='${{ matrix.plan }}'`, 0},
+	} {
+		t.Run(tc.form, func(t *testing.T) {
+			root := copyTree(t, milesFixture)
+			p := filepath.Join(root, filepath.FromSlash(prTest))
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			text := replaceAfter("  stage-c-4-gpu-h200:", "--expect-plan=${{ matrix.plan }}", tc.form)(t, migrateToDynamic(t, string(data)))
+			require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+			var errs []Finding
+			for _, f := range lintTree(t, root).Findings {
+				if f.Severity == Error {
+					errs = append(errs, f)
+				}
+			}
+			require.Len(t, errs, tc.errors)
+			if tc.errors > 0 {
+				assert.Contains(t, errs[0].Message, "every shard then fails with \"expected one argument\": write --expect-plan=${{ matrix.plan }}")
+			}
+		})
+	}
+}
+
 func TestDynamicMatrix_EachMissIsAFindingOnItsLine(t *testing.T) {
 	const prTest = ".github/workflows/pr-test.yml"
 	cases := []mutation{
@@ -73,6 +104,8 @@ func TestDynamicMatrix_EachMissIsAFindingOnItsLine(t *testing.T) {
 			[]expected{{RuleShards, prTest, "  stage-c-4-gpu-h200:", "matrix:"}}},
 		{"missing --expect-plan", prTest, replaceAfter("  stage-c-4-gpu-h200:", " --expect-plan=${{ matrix.plan }}", ""),
 			[]expected{{RuleShards, prTest, "  stage-c-4-gpu-h200:", "python tests/ci/run_suite.py"}}},
+		{"--expect-plan with a space: an empty plan vanishes", prTest, replaceAfter("  stage-c-4-gpu-h200:", "--expect-plan=${{ matrix.plan }}", "--expect-plan ${{ matrix.plan }}"),
+			[]expected{{RuleShards, prTest, "  stage-c-4-gpu-h200:", "--expect-plan ${{ matrix.plan }}"}}},
 		{"a fixed partition size", prTest, replaceAfter("  stage-c-4-gpu-h200:", "--auto-partition-size ${{ matrix.partition_size }}", "--auto-partition-size 3"),
 			[]expected{{RuleShards, prTest, "  stage-c-4-gpu-h200:", "--auto-partition-size 3"}}},
 		{"missing --shard-matrix", prTest, replaceAfter("  resolve-ci-policy:", "run: miles-ci policy --shard-matrix", "run: miles-ci policy"),

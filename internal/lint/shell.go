@@ -19,6 +19,12 @@ func (w word) isExpr() bool {
 		strings.Count(w.text, "${{") == 1
 }
 
+// quoted reports whether the word is written in quotes, which keep an
+// empty expansion one (empty) argument.
+func (w word) quoted() bool {
+	return strings.HasPrefix(w.raw, `"`) || strings.HasPrefix(w.raw, "'")
+}
+
 // splitScript reads a shell script into simple commands, each a list of
 // words. It knows what a workflow's command lines use: blanks between
 // words, single and double quotes, backslash escapes and line

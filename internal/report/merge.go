@@ -1,6 +1,10 @@
 package report
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
 
 // Merge combines reports of one suite (its shards, and their reruns) into
 // the suite's report:
@@ -21,7 +25,15 @@ import "errors"
 //
 // A file registered twice in a suite is listed twice in its reports: its
 // k-th listing in one report matches its k-th listing in another. Reports
-// of different suites or backends are a *SuiteError.
+// of different suites or backends are a *SuiteError, reports of different
+// shard counts a *SplitError.
+//
+// The merged report says which shards of the split it covers (Shards): a
+// shard that no report covers is missing, unless the plan of every report
+// leaves it without a test (see Merger.EmptyShards); a merge that lacks
+// one has not passed. A report that does not say what it covers (an
+// unscoped one) makes the merge unscoped too: nothing is then known to be
+// missing.
 func Merge(reports ...*Report) (*Report, error) {
 	if len(reports) == 0 {
 		return nil, errors.New("no report to merge")
@@ -38,6 +50,11 @@ func Merge(reports ...*Report) (*Report, error) {
 // Merger merges reports as Merge does, one at a time, so that a caller
 // reading them need hold only the one it adds and the merge so far.
 type Merger struct {
+	// EmptyShards, when set, returns the shards that a plan digest leaves
+	// without a test (nil when it cannot tell): no report is expected of
+	// them, since a run with nothing to run writes none.
+	EmptyShards func(plan string) []int
+
 	out   *Report
 	first string // the path of the first report
 	index map[mergeKey]int
@@ -45,6 +62,20 @@ type Merger struct {
 	// an interrupted run.
 	fromInterrupted []bool
 	elapsed         float64
+	cover           coverage
+}
+
+// coverage is what the reports added say of the part of the suite they
+// cover.
+type coverage struct {
+	size     int    // the split's shard count, 0 until a report names one
+	sizeFrom string // the report that named it
+	covered  map[int]bool
+	// unscoped is set by a report that does not say (unscopedPath is the
+	// first one's path).
+	unscoped     bool
+	unscopedPath string
+	plans        []string // the distinct plans, in order
 }
 
 type mergeKey struct {
@@ -65,6 +96,9 @@ func (m *Merger) Add(r *Report) error {
 		if errors.As(err, &se) {
 			se.Against = m.first
 		}
+		return err
+	}
+	if err := m.cover.add(r); err != nil {
 		return err
 	}
 	m.elapsed += r.Elapsed
@@ -97,6 +131,14 @@ func (m *Merger) Report() *Report {
 		return nil
 	}
 	out.Elapsed = Seconds(m.elapsed)
+	out.Partition, out.Plan, out.Shards = nil, "", nil
+	out.unscoped = m.cover.unscoped
+	if len(m.cover.plans) == 1 {
+		out.Plan = m.cover.plans[0]
+	}
+	if !out.unscoped {
+		out.Shards = &Shards{Size: m.cover.size, Missing: m.Missing()}
+	}
 	out.Interrupted = false
 	for i := range out.Files {
 		if m.fromInterrupted[i] && out.Files[i].Status != Pass {
@@ -105,6 +147,101 @@ func (m *Merger) Report() *Report {
 	}
 	out.Finish()
 	return out
+}
+
+// Missing returns the shards of the split that no report added covers and
+// that some report's plan gives a test (all of them when EmptyShards is
+// nil), ascending: nil for a merge of no split (runs of the whole suite)
+// or an unscoped one. A run of the whole suite among shards' reports
+// covers no shard: it may be a run of one file (run --file).
+func (m *Merger) Missing() []int {
+	c := &m.cover
+	if c.unscoped || c.size == 0 {
+		return nil
+	}
+	empty := make([]int, c.size) // how many plans leave each shard empty
+	if m.EmptyShards != nil {
+		for _, p := range c.plans {
+			for _, id := range m.EmptyShards(p) {
+				if id >= 0 && id < c.size {
+					empty[id]++
+				}
+			}
+		}
+	}
+	var missing []int
+	for id := range c.size {
+		if !c.covered[id] && (len(c.plans) == 0 || empty[id] < len(c.plans)) {
+			missing = append(missing, id)
+		}
+	}
+	return missing
+}
+
+// Unscoped reports whether a report added does not say what part of the
+// suite it covers, and the path of the first.
+func (m *Merger) Unscoped() (bool, string) { return m.cover.unscoped, m.cover.unscopedPath }
+
+// Size is the shard count of the split the reports added were run on, 0
+// when none says.
+func (m *Merger) Size() int { return m.cover.size }
+
+// add records the part of the suite r covers.
+func (c *coverage) add(r *Report) error {
+	size := 0
+	switch {
+	case r.unscoped:
+		if !c.unscoped {
+			c.unscoped, c.unscopedPath = true, r.path
+		}
+		return nil
+	case r.Partition != nil:
+		size = r.Partition.Size
+	case r.Shards != nil:
+		// 0 for a merge of runs of the whole suite.
+		size = r.Shards.Size
+	}
+	if size > 0 {
+		if c.size == 0 {
+			c.size, c.sizeFrom = size, r.path
+		} else if size != c.size {
+			return &SplitError{Path: r.path, Size: size, Against: c.sizeFrom, AgainstSize: c.size}
+		}
+	}
+	if c.covered == nil {
+		c.covered = map[int]bool{}
+	}
+	switch {
+	case r.Partition != nil:
+		c.covered[r.Partition.ID] = true
+	case r.Shards != nil:
+		missing := map[int]bool{}
+		for _, id := range r.Shards.Missing {
+			missing[id] = true
+		}
+		for id := range r.Shards.Size {
+			if !missing[id] {
+				c.covered[id] = true
+			}
+		}
+	}
+	if r.Plan != "" && !slices.Contains(c.plans, r.Plan) {
+		c.plans = append(c.plans, r.Plan)
+	}
+	return nil
+}
+
+// SplitError is a report of another shard count than a report merged
+// before it: they are not shards of one split.
+type SplitError struct {
+	Path        string
+	Size        int
+	Against     string
+	AgainstSize int
+}
+
+func (e *SplitError) Error() string {
+	return fmt.Sprintf("report %q is of a split into %d shards, but %q is of %d: shards of different splits do not make one suite report", e.Path, e.Size, e.Against, e.AgainstSize)
 }
 
 // combine returns last, the final word on a file, with the attempts of

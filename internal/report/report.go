@@ -7,8 +7,10 @@
 //
 // The document (version 1):
 //
-//	{"version": 1, "suite": S, "backend": B, "passed": bool, "interrupted": bool,
-//	 "elapsed": seconds,
+//	{"version": 1, "suite": S, "backend": B,
+//	 "partition": {"id": I, "size": N} | null, "plan": digest | "",
+//	 "shards": {"size": N, "missing": [ids]} | null,
+//	 "passed": bool, "interrupted": bool, "elapsed": seconds,
 //	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
 //	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
@@ -20,7 +22,11 @@
 // "flaky" and "attempts_detail" were added without changing the meaning of
 // any earlier key (a flaky file's status is still PASS, its "attempts" and
 // "elapsed" still count every attempt), so a reader of the first shape reads
-// the second correctly and the version stays 1.
+// the second correctly and the version stays 1. So were "partition",
+// "plan" and "shards", which say what part of the suite a report covers
+// (see Partition and Shards); a report without them (an unscoped one,
+// written before them) is read as before, but cannot be checked against
+// the job or the split it should belong to.
 package report
 
 import (
@@ -62,9 +68,19 @@ func (s Status) Failed() bool { return s == Fail || s == Timeout }
 
 // Report is the outcome of one run of a suite (or of several, merged).
 type Report struct {
-	Version     int     `json:"version"`
-	Suite       string  `json:"suite"`
-	Backend     string  `json:"backend"`
+	Version int    `json:"version"`
+	Suite   string `json:"suite"`
+	Backend string `json:"backend"`
+	// Partition is the shard a run ran; nil for a run of the whole suite
+	// and for a merge.
+	Partition *Partition `json:"partition"`
+	// Plan is the digest of the stage plan the run split the suite on (the
+	// one policy --shard-matrix gives and run --expect-plan checks), ""
+	// for a run of the whole suite; a merge keeps its reports' plan when
+	// they agree.
+	Plan string `json:"plan"`
+	// Shards is set on a merge: which shards of the split it covers.
+	Shards      *Shards `json:"shards"`
 	Passed      bool    `json:"passed"`
 	Interrupted bool    `json:"interrupted"`
 	Elapsed     float64 `json:"elapsed"`
@@ -72,7 +88,30 @@ type Report struct {
 
 	// path is the file the report was read from, for messages.
 	path string
+	// unscoped is set on a report without "partition" (written before
+	// reports said what they cover), and on a merge of one: it is written
+	// back without the three keys.
+	unscoped bool
 }
+
+// Partition is the shard a run ran: shard ID (0-based) of Size.
+type Partition struct {
+	ID   int `json:"id"`
+	Size int `json:"size"`
+}
+
+// Shards says which shards of a split a merged report covers: all of
+// Size but Missing, the shards with no report that `report merge
+// --allow-missing` merged without. Size is 0 when the merged reports were
+// runs of the whole suite.
+type Shards struct {
+	Size    int   `json:"size"`
+	Missing []int `json:"missing"`
+}
+
+// Unscoped reports whether r does not say what part of its suite it
+// covers: it was written before reports did, or merges such a report.
+func (r *Report) Unscoped() bool { return r.unscoped }
 
 // File is the outcome of one planned file. The top-level fields describe
 // the last attempt; AttemptsDetail lists every attempt in order.
@@ -148,7 +187,8 @@ func (f *File) LastAttempt() (Attempt, bool) {
 // (from its attempts) and the report's Passed.
 func (r *Report) Finish() {
 	r.Version = Version
-	passed := !r.Interrupted
+	// A merge that lacks shards cannot vouch for their tests.
+	passed := !r.Interrupted && (r.Shards == nil || len(r.Shards.Missing) == 0)
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.Status != Pass {
@@ -209,8 +249,11 @@ func encode(w io.Writer, r *Report) error {
 	// Output tails are full of < and >; HTML escapes would only blur them.
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	head := *r
-	head.Files = nil
+	var head any = headOf(r)
+	if r.unscoped {
+		head = unscopedHead{Version: r.Version, Suite: r.Suite, Backend: r.Backend, Passed: r.Passed,
+			Interrupted: r.Interrupted, Elapsed: r.Elapsed}
+	}
 	if err := enc.Encode(head); err != nil {
 		return err
 	}
@@ -249,6 +292,29 @@ func encode(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, "  ]\n}\n")
 	return err
+}
+
+// headOf is r without its files, with the lists a reader walks written as
+// [], never null.
+func headOf(r *Report) Report {
+	head := *r
+	head.Files = nil
+	if head.Shards != nil && head.Shards.Missing == nil {
+		head.Shards = &Shards{Size: head.Shards.Size, Missing: []int{}}
+	}
+	return head
+}
+
+// unscopedHead is the head of a report written before reports said what
+// they cover, which is written back as it was.
+type unscopedHead struct {
+	Version     int     `json:"version"`
+	Suite       string  `json:"suite"`
+	Backend     string  `json:"backend"`
+	Passed      bool    `json:"passed"`
+	Interrupted bool    `json:"interrupted"`
+	Elapsed     float64 `json:"elapsed"`
+	Files       []File  `json:"files"`
 }
 
 // Write writes the document of r to path, whole or not at all.
@@ -303,9 +369,10 @@ func Read(path string) (*Report, error) {
 // every file and attempt.
 func Parse(data []byte) (*Report, error) {
 	var probe struct {
-		Version *int            `json:"version"`
-		Suite   *string         `json:"suite"`
-		Timings json.RawMessage `json:"timings"`
+		Version   *int            `json:"version"`
+		Suite     *string         `json:"suite"`
+		Timings   json.RawMessage `json:"timings"`
+		Partition json.RawMessage `json:"partition"`
 	}
 	// Keys match exactly, as Python's: "STATUS" is not "status".
 	if err := pyfmt.UnmarshalExact(data, &probe); err != nil {
@@ -324,6 +391,7 @@ func Parse(data []byte) (*Report, error) {
 	if err := pyfmt.UnmarshalExact(data, &r); err != nil {
 		return nil, jsonError(err)
 	}
+	r.unscoped = probe.Partition == nil
 	if err := r.check(); err != nil {
 		return nil, err
 	}
@@ -344,6 +412,9 @@ func (r *Report) check() error {
 	}
 	if !validSeconds(r.Elapsed) {
 		return fmt.Errorf(`"elapsed" is %g; expected seconds, from 0 to %g`, r.Elapsed, maxSeconds)
+	}
+	if err := r.checkScope(); err != nil {
+		return err
 	}
 	for i := range r.Files {
 		f := &r.Files[i]
@@ -376,12 +447,39 @@ func (r *Report) check() error {
 	return nil
 }
 
+// checkScope checks "partition" and "shards": a shard within its count,
+// a count within bounds, missing shards within the count, ascending, each
+// once; a run's report is of one shard or of the whole suite, a merge's of
+// no one shard.
+func (r *Report) checkScope() error {
+	if p := r.Partition; p != nil {
+		if p.Size < 1 || p.Size > maxShards || p.ID < 0 || p.ID >= p.Size {
+			return fmt.Errorf(`"partition" is shard %d of %d; expected a shard from 0 to the count less one, of a count from 1 to %d`, p.ID, p.Size, maxShards)
+		}
+		if r.Shards != nil {
+			return errors.New(`"partition" names one shard, but "shards" says the report merges several`)
+		}
+	}
+	if s := r.Shards; s != nil {
+		if s.Size < 0 || s.Size > maxShards {
+			return fmt.Errorf(`"shards" has "size" %d; expected a count from 0 to %d`, s.Size, maxShards)
+		}
+		for i, id := range s.Missing {
+			if id < 0 || id >= s.Size || i > 0 && id <= s.Missing[i-1] {
+				return fmt.Errorf(`"shards" lists missing shard %d; expected shards from 0 to %d, ascending, each once`, id, s.Size-1)
+			}
+		}
+	}
+	return nil
+}
+
 // The bounds of a report's counts and times: far beyond any run, and small
 // enough that merging millions of reports neither overflows an int nor
 // reaches infinity, which JSON cannot write.
 const (
 	maxAttempts = 1_000_000
 	maxSeconds  = 1e12
+	maxShards   = 1_000_000
 )
 
 func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }

@@ -445,3 +445,115 @@ func TestMarshalReadable_RefusesWhatReadRefuses(t *testing.T) {
 	_, err = Parse(data)
 	assert.NoError(t, err)
 }
+
+// shardReport is a report of shard id of size on plan, listing files.
+func shardReport(path string, id, size int, plan string, files ...File) *Report {
+	r := report("s", false, files...)
+	r.Partition, r.Plan, r.path = &Partition{ID: id, Size: size}, plan, path
+	return r
+}
+
+func TestMerge_SaysWhichShardsItCoversAndWhichAreMissing(t *testing.T) {
+	a, b, c := file("a.py", Pass, pass(1, 1)), file("b.py", Fail, fail(1, 1, 1)), file("c.py", Pass, pass(1, 1))
+	// The plan leaves shard 3 without a test: no report is expected of it.
+	emptyThree := func(plan string) []int {
+		if plan == "P" {
+			return []int{3}
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name    string
+		reports []*Report
+		empty   func(string) []int
+		missing []int
+		plan    string
+	}{
+		{"every shard", []*Report{shardReport("0", 0, 3, "P", a), shardReport("1", 1, 3, "P", b), shardReport("2", 2, 3, "P", c)}, nil, nil, "P"},
+		{"one missing", []*Report{shardReport("0", 0, 3, "P", a), shardReport("2", 2, 3, "P", c)}, nil, []int{1}, "P"},
+		{"a shard again, in a later attempt", []*Report{shardReport("0", 0, 2, "P", a), shardReport("1", 1, 2, "P", b), shardReport("1r", 1, 2, "P", b)}, nil, nil, "P"},
+		{"an empty shard", []*Report{shardReport("0", 0, 4, "P", a), shardReport("1", 1, 4, "P", b), shardReport("2", 2, 4, "P", c)}, emptyThree, nil, "P"},
+		{"an empty shard under one plan only", []*Report{shardReport("0", 0, 4, "P", a), shardReport("1", 1, 4, "Q", b), shardReport("2", 2, 4, "P", c)}, emptyThree, []int{3}, ""},
+		{"the whole suite", []*Report{report("s", false, a, b)}, nil, nil, ""},
+		{"a run of one file is no shard", []*Report{shardReport("0", 0, 2, "P", a), report("s", false, b)}, nil, []int{1}, "P"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Merger{EmptyShards: tc.empty}
+			for _, r := range tc.reports {
+				require.NoError(t, m.Add(r))
+			}
+			assert.Equal(t, tc.missing, m.Missing())
+			got := m.Report()
+			require.NotNil(t, got.Shards)
+			assert.Equal(t, tc.missing, got.Shards.Missing)
+			assert.Nil(t, got.Partition, "a merge is of no one shard")
+			assert.Equal(t, tc.plan, got.Plan)
+			if tc.missing != nil {
+				assert.False(t, got.Passed, "a merge that lacks a shard has not passed")
+			}
+		})
+	}
+
+	// A merge that lacks a shard, merged again with that shard's report,
+	// is complete; one of another count does not merge.
+	lacking, err := Merge(shardReport("0", 0, 2, "P", a))
+	require.NoError(t, err)
+	assert.Equal(t, &Shards{Size: 2, Missing: []int{1}}, lacking.Shards)
+	whole, err := Merge(lacking, shardReport("1", 1, 2, "P", c))
+	require.NoError(t, err)
+	assert.Equal(t, &Shards{Size: 2}, whole.Shards)
+	assert.True(t, whole.Passed)
+	_, err = Merge(shardReport("a.json", 0, 2, "P", a), shardReport("b.json", 1, 3, "P", c))
+	assert.EqualError(t, err, `report "b.json" is of a split into 3 shards, but "a.json" is of 2: shards of different splits do not make one suite report`)
+}
+
+// A report without "partition" (written before reports said what they
+// cover) is read, merged and written back in its own shape; a merge of it
+// cannot tell what is missing.
+func TestParse_AnUnscopedReportStaysUnscoped(t *testing.T) {
+	old := []byte(`{
+  "version": 1,
+  "suite": "s",
+  "backend": "cuda",
+  "passed": true,
+  "interrupted": false,
+  "elapsed": 1,
+  "files": []
+}
+`)
+	r, err := Parse(old)
+	require.NoError(t, err)
+	assert.True(t, r.Unscoped())
+	data, err := Marshal(r)
+	require.NoError(t, err)
+	assert.Equal(t, string(old), string(data))
+
+	m := Merger{}
+	require.NoError(t, m.Add(shardReport("0", 0, 2, "P")))
+	require.NoError(t, m.Add(r))
+	assert.Nil(t, m.Missing(), "shard 1 may be in the unscoped report")
+	got := m.Report()
+	assert.True(t, got.Unscoped())
+	data, err = Marshal(got)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), `"partition"`)
+
+	scoped, err := Parse([]byte(`{"version": 1, "suite": "s", "backend": "cuda", "partition": null, "files": []}`))
+	require.NoError(t, err)
+	assert.False(t, scoped.Unscoped(), "a run of the whole suite says so with null")
+}
+
+func TestParse_AScopeNoRunWritesIsAnError(t *testing.T) {
+	for doc, want := range map[string]string{
+		`"partition": {"id": 2, "size": 2}`:                        `"partition" is shard 2 of 2; expected a shard from 0 to the count less one, of a count from 1 to 1000000`,
+		`"partition": {"id": 0, "size": 0}`:                        `"partition" is shard 0 of 0; expected`,
+		`"partition": {"id": 0, "size": 2}, "shards": {"size": 2}`: `"partition" names one shard, but "shards" says the report merges several`,
+		`"shards": {"size": 2, "missing": [1, 0]}`:                 `"shards" lists missing shard 0; expected shards from 0 to 1, ascending, each once`,
+		`"shards": {"size": 2, "missing": [2]}`:                    `"shards" lists missing shard 2; expected`,
+		`"shards": {"size": -1, "missing": []}`:                    `"shards" has "size" -1; expected a count from 0 to 1000000`,
+	} {
+		_, err := Parse([]byte(`{"version": 1, "suite": "s", "backend": "cuda", ` + doc + `, "files": []}`))
+		require.Error(t, err, doc)
+		assert.Contains(t, err.Error(), want, doc)
+	}
+}

@@ -7,6 +7,7 @@ package shard
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -106,6 +107,76 @@ func partition(enabled []registry.Registration, size int, measured map[string]fl
 		}
 	}
 	return shards, nil
+}
+
+// Fewest returns the fewest shards, from 1 to most, into which PartitionTimed
+// (Partition when measured is nil) splits enabled with no shard's total
+// weight above limit, or most when no count fits.
+//
+// The heaviest shard of the rule never grows when a shard is added, so the
+// counts that fit are those from some count on, and a binary search finds
+// the first. Why: give the same tests, in the same order, to s and s+1
+// shards, each test to the lightest shard. Sort each side's totals
+// ascending, b_1..b_s and a_1..a_{s+1}; then a_{i+1} <= b_i for every i
+// (all zero at first). A test of weight w goes to a_1 and to b_1: pair
+// a_1+w with b_1+w and a_{i+1} with b_i; the new a-side is below the
+// multiset {b_1, b_1+w, b_2, ..., b_s} term by term, whose least term is
+// b_1, and without it that multiset is the new b-side. So the heaviest
+// a_{s+1} <= b_s after every test. Float sums keep this: rounding is
+// monotone, and a_1 <= b_1 gives fl(a_1+w) <= fl(b_1+w).
+//
+// No split has a shard lighter than its heaviest test or than the mean
+// either, so the search starts at the first count those bounds allow; the
+// tests are sorted once, and a tried count only places weights: no shard
+// is built.
+func Fewest(enabled []registry.Registration, most int, measured map[string]float64, limit float64) int {
+	order := lptOrder(enabled, measured)
+	heaviest, total := 0.0, 0.0
+	for i, k := range order {
+		if i == 0 {
+			heaviest = k.est
+		}
+		total += k.est
+	}
+	if heaviest > limit {
+		// A shard holds the heaviest test: no count fits.
+		return most
+	}
+	// The float sums of a split may round below the float mean by a few
+	// ulps per test; the margin keeps the bound a bound.
+	lo := 1
+	if mean := total / (limit * (1 + 1e-6)); mean > 1 {
+		lo = int(min(math.Floor(mean), float64(most)))
+	}
+	for lo < most && total/float64(lo) > limit*(1+1e-6) {
+		lo++
+	}
+	// The first count in [lo, most] that fits, most when none does.
+	hi := most
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if longest(order, mid) <= limit {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// longest is the heaviest shard's total when order, sorted by lptOrder, is
+// split into size shards: the same sums, added in the same order, as the
+// shards of partition hold.
+func longest(order []lptKey, size int) float64 {
+	h := newMinHeap(size)
+	for i := range order {
+		h.addToMin(order[i].est)
+	}
+	l := 0.0
+	for _, t := range h.total {
+		l = max(l, t)
+	}
+	return l
 }
 
 // lptKey is what the longest-first order compares, kept together so the

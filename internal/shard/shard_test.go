@@ -235,3 +235,35 @@ func BenchmarkPartition(b *testing.B) {
 		}
 	}
 }
+
+// TestFewest_TheLongestShardNeverGrowsWithTheCount checks on random
+// weights the property Fewest's binary search rests on (its comment has
+// the proof): one more shard never makes the heaviest shard heavier.
+func TestFewest_TheLongestShardNeverGrowsWithTheCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for c := range 2000 {
+		regs := make([]registry.Registration, rng.IntN(30))
+		for i := range regs {
+			regs[i] = registry.Registration{File: fmt.Sprintf("t%02d.py", rng.IntN(20)),
+				EstTime: float64(rng.IntN(12)) + 0.1*float64(rng.IntN(10))}
+		}
+		order := lptOrder(regs, nil)
+		for n := 1; n < 40; n++ {
+			require.LessOrEqual(t, longest(order, n+1), longest(order, n), "case %d: %d shards", c, n)
+		}
+	}
+}
+
+func TestFewest_TheFirstCountWhoseLongestShardFits(t *testing.T) {
+	regs := []registry.Registration{{File: "a.py", EstTime: 300}, {File: "b.py", EstTime: 200}, {File: "c.py", EstTime: 100}, {File: "d.py", EstTime: 100}}
+	for _, tc := range []struct {
+		limit float64
+		want  int
+	}{
+		{700, 1}, {699, 2}, {400, 2}, {399, 3}, {300, 3}, {299, 8}, {1e9, 1},
+	} {
+		assert.Equal(t, tc.want, Fewest(regs, 8, nil, tc.limit), "limit %g", tc.limit)
+	}
+	assert.Equal(t, 1, Fewest(nil, 8, nil, 1), "no test fits one shard")
+	assert.Equal(t, 2, Fewest(regs, 8, map[string]float64{"a.py": 50}, 250), "measured seconds weigh the files they list")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // Entry is one shard job of a stage's GitHub Actions matrix: the flags
@@ -42,20 +43,64 @@ func Full(size int) Matrix {
 }
 
 // Pruned is the matrix of p, a plan of every shard: only the shards that
-// hold a test, each carrying p's digest, so that a test job that sees
-// another split stops instead of skipping a test. A stage with nothing to
-// run keeps shard 0, which runs nothing and says so.
+// hold a test, each carrying the plan its job checks (see EntryPlan), so
+// that a test job that sees another split stops instead of skipping a
+// test. A stage with nothing to run keeps shard 0, which runs nothing and
+// says so.
 func Pruned(p *Plan) Matrix {
 	var m Matrix
 	for _, s := range p.Shards {
 		if len(s.Tests) > 0 {
-			m.Include = append(m.Include, Entry{PartitionID: s.ID, PartitionSize: p.Size, Plan: p.Digest})
+			m.Include = append(m.Include, Entry{PartitionID: s.ID, PartitionSize: p.Size, Plan: p.EntryPlan(s.ID)})
 		}
 	}
 	if len(m.Include) == 0 {
-		m.Include = []Entry{{PartitionID: 0, PartitionSize: p.Size, Plan: p.Digest}}
+		m.Include = []Entry{{PartitionID: 0, PartitionSize: p.Size, Plan: p.EntryPlan(0)}}
 	}
 	return m
+}
+
+// entryDigestShards is the most shards of a stage whose matrix entries
+// carry the stage digest itself. That digest grows with the shard count,
+// and every entry carrying it makes the matrix grow with its square (256
+// shards: 600 KB of GitHub's 1 MB of job outputs); a larger stage's entries
+// carry a digest of constant length instead.
+const entryDigestShards = 16
+
+// EntryPlan is the plan the matrix entry of shard id of p, a plan of every
+// shard, carries for `run --expect-plan`. Up to entryDigestShards shards it
+// is p's Digest, so that a job that sees another plan names every shard
+// that differs. Above, it is "p2.N.W.K.H": the shard count N, W the first
+// 16 hex digits of the SHA-256 of the Digest (the whole plan, which the job
+// checks), the shard id K and H its shard's hash (so that the job names
+// its own shard when that is what differs).
+func (p *Plan) EntryPlan(id int) string {
+	if len(p.whole) <= entryDigestShards {
+		return p.Digest
+	}
+	return fmt.Sprintf("%s.%d.%s.%d.%s", entryDigestVersion, len(p.whole), wholeHash(p.Digest), id, shardHash(p.whole[id]))
+}
+
+// entryDigestVersion starts the digest of one shard's entry.
+const entryDigestVersion = "p2"
+
+// wholeHash is the part of an entry's digest that stands for the whole
+// plan.
+func wholeHash(digest string) string {
+	sum := sha256.Sum256([]byte(digest))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// MatrixJobsError is a stage whose matrix would hold more jobs than GitHub
+// Actions runs of one matrix.
+type MatrixJobsError struct {
+	Suite string
+	Jobs  int
+}
+
+func (e *MatrixJobsError) Error() string {
+	return fmt.Sprintf("the matrix of %s would hold %d jobs, but GitHub Actions runs at most %d jobs of one matrix: give the suite at most %d shards in the roster",
+		e.Suite, e.Jobs, config.MaxMatrixJobs, config.MaxMatrixJobs)
 }
 
 // StageMatrix is the matrix of one stage job.
@@ -77,6 +122,12 @@ func Matrices(cfg *config.Config, regs []registry.Registration, pol policy.Polic
 	var out []StageMatrix
 	for _, name := range cfg.PRGPUStages() {
 		s, _ := cfg.Suite(name)
+		// A roster that the configuration checked has no more; one built
+		// otherwise must not make a matrix GitHub refuses, or a step
+		// output of its size.
+		if s.Shards > config.MaxMatrixJobs {
+			return nil, &MatrixJobsError{Suite: s.Name, Jobs: s.Shards}
+		}
 		if !pruned {
 			out = append(out, StageMatrix{Suite: s, Matrix: Full(s.Shards)})
 			continue
@@ -99,18 +150,19 @@ func sized(cfg *config.Config, regs []registry.Registration, s config.Suite, pol
 	if s.TargetMinutes <= 0 {
 		return Select(cfg, regs, in)
 	}
-	var p *Plan
-	for n := 1; n <= max(s.Shards, 1); n++ {
-		in.Shards = n
-		var err error
-		if p, err = Select(cfg, regs, in); err != nil {
-			return nil, err
-		}
-		if Longest(p) <= s.TargetMinutes*60 {
-			break
-		}
+	// The whole suite's enabled tests, which every count splits.
+	whole := in
+	whole.Shards, whole.Timings = 0, nil
+	all, err := Select(cfg, regs, whole)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	var measured timings.Timings
+	if t != nil {
+		measured = t.Seconds
+	}
+	in.Shards = shard.Fewest(all.Enabled, max(s.Shards, 1), measured, s.TargetMinutes*60)
+	return Select(cfg, regs, in)
 }
 
 // Longest is the seconds of p's longest shard: measured where p was split
@@ -147,6 +199,25 @@ func digest(shards []shard.Shard) string {
 	return b.String()
 }
 
+// emptyShardHash is the hash of a shard without a test.
+var emptyShardHash = shardHash(shard.Shard{})
+
+// EmptyShards returns the shards that the plan digest leaves without a
+// test, ascending; nil for a digest of another form.
+func EmptyShards(digest string) []int {
+	parts := strings.Split(digest, ".")
+	if len(parts) < 2 || parts[0] != digestVersion || parts[1] != strconv.Itoa(len(parts)-2) {
+		return nil
+	}
+	var empty []int
+	for i, h := range parts[2:] {
+		if h == emptyShardHash {
+			empty = append(empty, i)
+		}
+	}
+	return empty
+}
+
 func shardHash(s shard.Shard) string {
 	files := make([]string, len(s.Tests))
 	for i, t := range s.Tests {
@@ -174,42 +245,55 @@ type PlanMismatchError struct {
 	// Shards are the shards whose tests differ, with the tests they now
 	// hold.
 	Shards []shard.Shard
+	// Elsewhere is set when the entry's digest (p2) names only this job's
+	// shard and that shard holds what it held: another shard differs.
+	Elsewhere bool
+	// EntryOf is set when the entry's digest is that of another shard
+	// than this job's: the shard id it names, plus one.
+	EntryOf int
 }
 
 func (e *PlanMismatchError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "the plan of %s is not the one the policy job planned (--expect-plan %s, now %s)", e.Suite, e.Want, e.Got)
+	var why []string
 	if e.Size > 0 {
-		fmt.Fprintf(&b, ": it planned %d shards", e.Size)
+		why = append(why, fmt.Sprintf("it planned %d shards", e.Size))
 	}
-	for i, s := range e.Shards {
-		if i == 0 && e.Size == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString("; ")
-		}
+	if e.EntryOf > 0 {
+		why = append(why, fmt.Sprintf("the digest is shard %d's entry, not this job's", e.EntryOf-1))
+	}
+	for _, s := range e.Shards {
 		files := make([]string, len(s.Tests))
 		for j, t := range s.Tests {
 			files[j] = t.File
 		}
 		if len(files) == 0 {
-			fmt.Fprintf(&b, "shard %d now holds no test", s.ID)
+			why = append(why, fmt.Sprintf("shard %d now holds no test", s.ID))
 		} else {
-			fmt.Fprintf(&b, "shard %d now holds %s", s.ID, strings.Join(files, ", "))
+			why = append(why, fmt.Sprintf("shard %d now holds %s", s.ID, strings.Join(files, ", ")))
 		}
 	}
-	b.WriteString("; the policy job and this job saw different test files, labels or timings: rerun the workflow")
-	return b.String()
+	if e.Elsewhere {
+		why = append(why, "this job's shard holds what it held, another shard's tests differ")
+	}
+	msg := fmt.Sprintf("the plan of %s is not the one the policy job planned (--expect-plan %s, now %s)", e.Suite, e.Want, e.Got)
+	if len(why) > 0 {
+		msg += ": " + strings.Join(why, "; ")
+	}
+	return msg + "; the policy job and this job saw different test files, labels or timings: rerun the workflow"
 }
 
-// CheckDigest returns a *PlanMismatchError unless want, the digest the
-// policy job computed, is p's. An empty want checks nothing.
+// CheckDigest returns a *PlanMismatchError unless want, the plan the policy
+// job gave this job's matrix entry (EntryPlan), is p's. An empty want
+// checks nothing.
 func (p *Plan) CheckDigest(want string) error {
 	if want == "" || want == p.Digest {
 		return nil
 	}
 	e := &PlanMismatchError{Suite: p.Suite.Name, Want: want, Got: p.Digest}
 	parts := strings.Split(want, ".")
+	if parts[0] == entryDigestVersion {
+		return p.checkEntryDigest(parts, e)
+	}
 	if len(parts) < 2 || parts[0] != digestVersion || parts[1] != strconv.Itoa(len(p.whole)) || len(parts) != 2+len(p.whole) {
 		if n, err := strconv.Atoi(parts[min(1, len(parts)-1)]); err == nil && n != len(p.whole) {
 			e.Size = n
@@ -220,6 +304,38 @@ func (p *Plan) CheckDigest(want string) error {
 		if parts[2+i] != shardHash(s) {
 			e.Shards = append(e.Shards, s)
 		}
+	}
+	return e
+}
+
+// checkEntryDigest checks a p2 digest, "p2.N.W.K.H" (see EntryPlan), split
+// at its dots, filling e when it is not p's.
+func (p *Plan) checkEntryDigest(parts []string, e *PlanMismatchError) error {
+	if len(parts) != 5 {
+		return e
+	}
+	if n, err := strconv.Atoi(parts[1]); err != nil || n != len(p.whole) {
+		if err == nil {
+			e.Size = n
+		}
+		return e
+	}
+	k, err := strconv.Atoi(parts[3])
+	switch {
+	case err != nil || k < 0 || k >= len(p.whole):
+		return e
+	case p.ID != AllShards && k != p.ID:
+		e.EntryOf = k + 1
+		return e
+	}
+	e.Got = p.EntryPlan(k)
+	if parts[2] == wholeHash(p.Digest) && parts[4] == shardHash(p.whole[k]) {
+		return nil
+	}
+	if parts[4] != shardHash(p.whole[k]) {
+		e.Shards = []shard.Shard{p.whole[k]}
+	} else {
+		e.Elsewhere = true
 	}
 	return e
 }

@@ -1,6 +1,10 @@
 package suite
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,5 +177,171 @@ func TestMatrices_TargetMinutesBooksTheFewestShardsThatFit(t *testing.T) {
 		if s.Suite.Name == "stage-c-8-gpu-h100" {
 			assert.Equal(t, Full(4), s.Matrix)
 		}
+	}
+}
+
+// sizedByEveryCount is how sized chose a count before it passed over the
+// counts the bounds rule out: a whole plan, digest included, for every
+// count from 1 until one fits.
+func sizedByEveryCount(cfg *config.Config, regs []registry.Registration, s config.Suite, pol policy.Policy, t *Timings) (*Plan, error) {
+	in := Inputs{Suite: s.Name, Policy: pol, Shards: SuiteShards, ID: AllShards, Timings: t}
+	var p *Plan
+	for n := 1; n <= max(s.Shards, 1); n++ {
+		in.Shards = n
+		var err error
+		if p, err = Select(cfg, regs, in); err != nil {
+			return nil, err
+		}
+		if Longest(p) <= s.TargetMinutes*60 {
+			break
+		}
+	}
+	return p, nil
+}
+
+// TestSized_ChoosesTheCountEveryCountWouldChoose: on random stages,
+// timings and targets, sized books the count the count-by-count search
+// booked, and the same plan.
+func TestSized_ChoosesTheCountEveryCountWouldChoose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	pol := resolve(t, policy.Regular, true)
+	for c := range 3000 {
+		tests := rng.IntN(40)
+		cfg, rs, s := sizingInput(0, 1+rng.IntN(48), 0)
+		for range tests {
+			est := float64(rng.IntN(600))
+			switch rng.IntN(4) {
+			case 0:
+				est = float64(rng.IntN(4)) * 60 // ties and zeros
+			case 1:
+				est += float64(rng.IntN(10)) / 10
+			}
+			rs = append(rs, registry.Registration{File: fmt.Sprintf("tests/e2e/test_%02d.py", rng.IntN(30)), Backend: config.CUDA,
+				Suite: s.Name, EstTime: est, Labels: []string{"megatron"}})
+		}
+		s.TargetMinutes = float64(1+rng.IntN(40)) / float64(1+rng.IntN(4))
+		if rng.IntN(3) == 0 {
+			// A target a whole shard meets exactly.
+			sum := 0.0
+			for _, r := range rs[:rng.IntN(len(rs)+1)] {
+				sum += r.EstTime
+			}
+			s.TargetMinutes = max(sum, 1) / 60
+		}
+		var tm *Timings
+		if rng.IntN(2) == 0 {
+			tm = &Timings{Path: "t.json", Seconds: timings.Timings{}}
+			for _, r := range rs {
+				if rng.IntN(2) == 0 {
+					tm.Seconds[r.File] = float64(rng.IntN(900)) + 0.1*float64(rng.IntN(10))
+				}
+			}
+		}
+		want, err := sizedByEveryCount(cfg, rs, s, pol, tm)
+		require.NoError(t, err)
+		got, err := sized(cfg, rs, s, pol, tm)
+		require.NoError(t, err)
+		require.Equal(t, want.Size, got.Size, "case %d: %d tests, %d shards, %g minutes", c, tests, s.Shards, s.TargetMinutes)
+		require.Equal(t, want.Digest, got.Digest, "case %d", c)
+	}
+}
+
+// bigStage is stage-c-8-gpu-h100 with shards shards in the roster and
+// tests tests of distinct est_times, selected by megatron.
+func bigStage(shards, tests int) (*config.Config, []registry.Registration, policy.Policy) {
+	cfg, _, _ := sizingInput(0, shards, 0)
+	var rs []registry.Registration
+	for i := range tests {
+		rs = append(rs, registry.Registration{File: fmt.Sprintf("tests/e2e/test_%03d.py", i), Backend: config.CUDA,
+			Suite: "stage-c-8-gpu-h100", EstTime: float64(1000 - i), Labels: []string{"megatron"}})
+	}
+	return cfg, rs, policy.Policy{IncludeLabels: []string{"megatron"}}
+}
+
+func stageMatrix(t *testing.T, stages []StageMatrix, name string) StageMatrix {
+	t.Helper()
+	for _, s := range stages {
+		if s.Suite.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no matrix of %s", name)
+	return StageMatrix{}
+}
+
+// A stage of more than 16 shards: each entry carries a digest of constant
+// length that its own job's plan checks, so the matrix grows with the
+// shard count, not its square.
+func TestPruned_ALargeStagesEntriesCarryTheirOwnShardsPlan(t *testing.T) {
+	cfg, rs, pol := bigStage(256, 300)
+	stages, err := Matrices(cfg, rs, pol, nil, true)
+	require.NoError(t, err)
+	m := stageMatrix(t, stages, "stage-c-8-gpu-h100").Matrix
+	require.Len(t, m.Include, 256)
+	data, err := json.Marshal(m)
+	require.NoError(t, err)
+	assert.Less(t, len(data), 30_000, "the whole stage digest in every entry took 600 KB")
+	for _, e := range m.Include {
+		assert.Regexp(t, `^p2\.256\.[0-9a-f]{16}\.`+strconv.Itoa(e.PartitionID)+`\.[0-9a-f]{8}$`, e.Plan)
+		q, err := Select(cfg, rs, Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: e.PartitionSize, ID: e.PartitionID})
+		require.NoError(t, err)
+		require.NoError(t, q.CheckDigest(e.Plan), "shard %d", e.PartitionID)
+	}
+}
+
+func TestCheckDigest_AnEntryDigestNamesThisJobsShardOrSaysAnotherDiffers(t *testing.T) {
+	cfg, rs, pol := bigStage(20, 19)
+	plan := func(rs []registry.Registration, id int) *Plan {
+		p, err := Select(cfg, rs, Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 20, ID: id})
+		require.NoError(t, err)
+		return p
+	}
+	stages, err := Matrices(cfg, rs, pol, nil, true)
+	require.NoError(t, err)
+	m := stageMatrix(t, stages, "stage-c-8-gpu-h100").Matrix
+	require.Len(t, m.Include, 19, "shard 19 holds no test")
+	entry := m.Include[3].Plan
+	require.NoError(t, plan(rs, 3).CheckDigest(entry))
+
+	// A test too short to move any other lands on shard 19, which the
+	// policy job booked no runner for: every booked job stops.
+	added := append(append([]registry.Registration(nil), rs...), registry.Registration{File: "tests/e2e/test_new.py",
+		Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 1, Labels: []string{"megatron"}})
+	var mm *PlanMismatchError
+	err = plan(added, 3).CheckDigest(entry)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), ": this job's shard holds what it held, another shard's tests differ; the policy job")
+
+	// A test that takes this job's shard's place names what it holds now.
+	moved := append([]registry.Registration(nil), rs...)
+	moved[3].File = "tests/e2e/test_renamed.py"
+	err = plan(moved, 3).CheckDigest(entry)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), ": shard 3 now holds tests/e2e/test_renamed.py; the policy job")
+
+	err = plan(rs, 4).CheckDigest(entry)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), ": the digest is shard 3's entry, not this job's;")
+
+	p, err := Select(cfg, rs, Inputs{Suite: "stage-c-8-gpu-h100", Policy: pol, Shards: 21, ID: 3})
+	require.NoError(t, err)
+	err = p.CheckDigest(entry)
+	require.ErrorAs(t, err, &mm)
+	assert.Contains(t, err.Error(), ": it planned 20 shards;")
+
+	for _, bad := range []string{"p2", "p2.20", "p2.20.x.99.y", "p2.20.x.-1.y", "p2.20.x.3.y.z"} {
+		require.ErrorAs(t, plan(rs, 3).CheckDigest(bad), &mm, bad)
+	}
+}
+
+// A roster built without the configuration's check still gets no matrix
+// GitHub would refuse.
+func TestMatrices_RefuseAStageOfMoreJobsThanAMatrixRuns(t *testing.T) {
+	cfg, rs, pol := bigStage(config.MaxMatrixJobs+1, 3)
+	for _, pruned := range []bool{false, true} {
+		_, err := Matrices(cfg, rs, pol, nil, pruned)
+		var je *MatrixJobsError
+		require.ErrorAs(t, err, &je)
+		assert.Equal(t, "the matrix of stage-c-8-gpu-h100 would hold 257 jobs, but GitHub Actions runs at most 256 jobs of one matrix: give the suite at most 256 shards in the roster", err.Error())
 	}
 }

@@ -96,11 +96,8 @@ type Plan struct {
 	Dropped string
 }
 
-// Partition names one shard of a partitioned run.
-type Partition struct {
-	ID   int `json:"id"`
-	Size int `json:"size"`
-}
+// Partition names one shard of a partitioned run, as its report names it.
+type Partition = report.Partition
 
 // Partition is the shard this job runs, nil for a whole suite or a plan
 // of every shard.
@@ -133,6 +130,10 @@ type Rerun struct {
 	// Elsewhere counts the files run again that today's split puts in
 	// another shard (newer timings moved them).
 	Elsewhere int `json:"elsewhere"`
+	// PlanChanged is set when the report was run on another plan than
+	// today's: tests moved between shards, and each shard reruns what its
+	// own report lists (see Plan.restrictToRerun).
+	PlanChanged bool `json:"plan_changed"`
 }
 
 // IDError is a shard ID outside the suite's configured shard count.
@@ -212,15 +213,19 @@ func (p *Plan) split(in Inputs) error {
 // does not show passed (see report.SelectRerun), wherever today's split
 // puts them: a failed file that newer timings moved to another shard is
 // rerun by the shard whose report lists it, and not by the shard it moved
-// to (whose report does not list it). The policy does not narrow them
-// either: prev is what an earlier run of this stage job ran. A report of
-// another suite or backend, a listed file that did not pass and that this
+// to (whose report does not list it). So a report run on another plan than
+// today's (the same shard of the same count: a rerun attempt of the same
+// workflow run has the same commit and labels, but may be given newer
+// timings) is taken, and each shard's rerun covers what its own report
+// ran. The policy does not narrow the tests either: prev is what an
+// earlier run of this stage job ran. A report that is not this job's (see
+// report.CheckRerunOf), a listed file that did not pass and that this
 // suite no longer runs (unregistered or disabled since), and a report that
 // lists no file while this shard selects tests today are errors before
-// anything runs: each would turn a failure, or tests that never ran, into a
-// green job.
+// anything runs: each would turn a failure, or tests that never ran, into
+// a green job.
 func (p *Plan) restrictToRerun(regs []registry.Registration, prev *report.Report) error {
-	if err := prev.CheckSuite(p.Suite.Name, string(p.Backend)); err != nil {
+	if err := prev.CheckRerunOf(p.Suite.Name, string(p.Backend), p.Partition()); err != nil {
 		return err
 	}
 	sel, err := report.SelectRerun(prev)
@@ -259,7 +264,7 @@ func (p *Plan) restrictToRerun(regs []registry.Registration, prev *report.Report
 			return &RerunFileError{Path: prev.Path(), File: f, Suite: p.Suite.Name, Disabled: found[0].Disabled}
 		}
 	}
-	p.Rerun = &Rerun{Path: prev.Path(), Count: len(sel.Files), Total: sel.Listed}
+	p.Rerun = &Rerun{Path: prev.Path(), Count: len(sel.Files), Total: sel.Listed, PlanChanged: prev.Plan != p.Digest}
 	if p.ID != AllShards {
 		here := map[string]bool{}
 		for _, r := range p.Tests {

@@ -155,8 +155,8 @@ func TestSelect_APreviousReportKeepsWhatDidNotPass(t *testing.T) {
 	prev.Suite = "stage-c-8-gpu-h200"
 	_, err = Select(config.Default(), regs(), Inputs{Backend: config.CUDA, Suite: "stage-c-8-gpu-h100",
 		Policy: resolve(t, policy.Regular, false, "run-ci-megatron"), ID: AllShards, Previous: prev})
-	var se *report.SuiteError
-	require.ErrorAs(t, err, &se)
+	var me *report.RerunMismatchError
+	require.ErrorAs(t, err, &me)
 }
 
 func TestSelect_ASizeOutOfRangeIsAShardError(t *testing.T) {

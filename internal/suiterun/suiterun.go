@@ -126,6 +126,9 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
+	// What the report covers, so that no later reader (a rerun, a merge)
+	// takes it for another shard's.
+	doc.Partition, doc.Plan = p.Partition(), p.Digest
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {

@@ -81,6 +81,9 @@ func Plan(w io.Writer, p *suite.Plan) error {
 	}
 	if p.Rerun != nil {
 		fmt.Fprintf(&b, "%s\n", rerunLine(p.Rerun))
+		if p.Rerun.PlanChanged {
+			b.WriteString("Its plan is not today's: tests moved between shards since, and each shard reruns what its own report lists\n")
+		}
 	}
 
 	if len(p.Skipped) > 0 {

@@ -166,7 +166,16 @@ func TestPlanJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
 	p.Rerun = &suite.Rerun{Path: "r.json", Count: 1, Total: 3}
 	b.Reset()
 	require.NoError(t, PlanJSON(&b, &p))
-	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3,"elsewhere":0}`)
+	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3,"elsewhere":0,"plan_changed":false}`)
+}
+
+func TestPlan_ARerunOnAnotherPlanSaysEachShardRerunsItsOwn(t *testing.T) {
+	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
+		Rerun: &suite.Rerun{Path: "r.json", Count: 1, Total: 3, PlanChanged: true}}
+	var b bytes.Buffer
+	require.NoError(t, Plan(&b, &p))
+	assert.Contains(t, b.String(), "Rerunning the 1 of 3 file(s) listed in r.json that did not pass\n"+
+		"Its plan is not today's: tests moved between shards since, and each shard reruns what its own report lists\n")
 }
 
 func TestPartitionJSON_HasTheSpecKeys(t *testing.T) {

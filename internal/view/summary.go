@@ -40,5 +40,9 @@ func StepSummary(r *report.Report) string {
 		}
 		rows[i] = row
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite, rows)
+	var missing ghactions.MissingShards
+	if r.Shards != nil {
+		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
+	}
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite, rows, missing)
 }
