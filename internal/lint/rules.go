@@ -95,14 +95,7 @@ func (c *checker) check() {
 		}
 		var policyJobs []string
 		for _, j := range wf.jobs {
-			_, cmd := j.get("with", "execute_command")
-			j.invocations = append(j.invocations, wf.findInvocations(cmd)...)
-			if _, steps := j.get("steps"); steps != nil && steps.Kind == yaml.SequenceNode {
-				for _, st := range steps.Content {
-					_, run := lookup(deref(st), "run")
-					j.invocations = append(j.invocations, wf.findInvocations(run)...)
-				}
-			}
+			j.readInvocations()
 			for _, inv := range j.invocations {
 				if inv.kind == resolvePolicy {
 					policyJobs = append(policyJobs, j.id)
