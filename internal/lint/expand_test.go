@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -58,10 +59,33 @@ func TestExpandMatrix_AsGitHubStartsTheJobs(t *testing.T) {
 		{"an axis from an expression", "    strategy:\n      matrix:\n        suite: ${{ fromJSON(inputs.s) }}\n", "matrix.suite is the scalar '${{ fromJSON(inputs.s) }}', which lint cannot expand: write a list"},
 		{"include not a list", "    strategy:\n      matrix:\n        include: 5\n", "matrix.include is the scalar '5', not a list of entries"},
 		{"an include entry not a mapping", "    strategy:\n      matrix:\n        include: [a]\n", "an entry of matrix.include is the scalar 'a', not a mapping"},
+		{"more jobs than GitHub starts", bigMatrix(9, 0), "the matrix starts more than 256 jobs, which GitHub refuses"},
+		{"more jobs than GitHub starts, by include", bigMatrix(0, 257), "the matrix starts more than 256 jobs, which GitHub refuses"},
+		// 256 jobs, each include merged into all of them: the work is
+		// bounded, not the matrix's size times its includes.
+		{"too much to expand", bigMatrix(8, 5000), "the matrix is too large for lint to expand"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, problem := expandText(t, tc.strategy)
 			assert.Equal(t, tc.want, problem)
 		})
 	}
+}
+
+// bigMatrix is a strategy: block with axes keys of two values each and
+// includes entries, each adding a job when there is no axis and merged
+// into every job when there is.
+func bigMatrix(axes, includes int) string {
+	var b strings.Builder
+	b.WriteString("    strategy:\n      matrix:\n")
+	for i := range axes {
+		fmt.Fprintf(&b, "        k%d: [a, b]\n", i)
+	}
+	if includes > 0 {
+		b.WriteString("        include:\n")
+	}
+	for i := range includes {
+		fmt.Fprintf(&b, "          - suite: s%d\n", i)
+	}
+	return b.String()
 }

@@ -155,7 +155,8 @@ type placedValue struct {
 func (c *checker) valueIn(j *job, inv *invocation, flag string, w word, m combo, rule string) (placedValue, bool) {
 	if key, ok := matrixKey(w.text); ok {
 		v := m[key]
-		if text, isScalar := scalar(v); isScalar && text != "" {
+		text, isScalar := scalar(v)
+		if isScalar && text != "" && !strings.Contains(text, "${{") {
 			return placedValue{text, v.Line, v.Column}, true
 		}
 		what := "no " + key

@@ -174,6 +174,11 @@ jobs:
 				strings.Split(placeOf(t, noSuite, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-4-gpu-mi350, or drop it from the roster [external-missing]",
 			name + ":" + placeOf(t, noSuite, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' no suite [external-unknown]",
 		}},
+		{"a matrix value lint cannot read", strings.Replace(fixed, "- suite: nightly-stage-c-4-gpu-mi350", "- suite: ${{ inputs.suite }}", 1), []string{
+			"…",
+			name + ":" + placeOf(t, fixed, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' suite the scalar '${{ inputs.suite }}' (line " +
+				strings.Split(placeOf(t, fixed, "", "nightly-stage-c-4-gpu-mi350"), ":")[0] + ") [external-unknown]",
+		}},
 		// The miles-ci form of the command reads the same.
 		{"miles-ci run", strings.Replace(fixed, "python3 tests/ci/run_suite.py", "miles-ci run", 1), nil},
 	}
