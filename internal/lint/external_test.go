@@ -26,7 +26,7 @@ const (
 	sampleRoot       = "../../testdata/sample"
 )
 
-func readText(t *testing.T, p string) string {
+func readText(t testing.TB, p string) string {
 	t.Helper()
 	data, err := os.ReadFile(p)
 	require.NoError(t, err)
@@ -297,4 +297,33 @@ func TestExternal_ActionlintAcceptsTheFixtures(t *testing.T) {
 	cfg := testutil.WriteFile(t, dir, "actionlint.yaml", "self-hosted-runner:\n  labels: [linux-mi35x-gpu-2, linux-mi35x-gpu-8]\n")
 	out, err := exec.Command(bin, "-no-color", "-config-file", cfg, nightlyFile, nightlyFixedFile).CombinedOutput()
 	assert.NoError(t, err, string(out))
+}
+
+// FuzzLintExternal: any file given to --external is an error of one line
+// or findings each with a place, a rule and a message; never a panic.
+func FuzzLintExternal(f *testing.F) {
+	for _, p := range []string{nightlyFile, nightlyFixedFile} {
+		f.Add(readText(f, p))
+	}
+	f.Add("on: push\njobs:\n  j:\n    strategy:\n      matrix:\n        s: [a, b]\n        exclude: [{s: a}]\n        include: [{s: c, hw: rocm}]\n    steps:\n      - run: miles-ci run --hw ${{ matrix.hw }} --suite ${{ matrix.s }}\n")
+	f.Add("jobs:\n  j:\n    strategy: {matrix: {include: [&e {suite: ext}, *e]}}\n    with: {execute_command: 'x python3 tests/ci/run_suite.py --suite=${{ matrix.suite }}'}\n")
+	cfg, err := config.Parse("c.yaml", []byte(smallConfig))
+	require.NoError(f, err)
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		ext, err := ReadExternal("x.yml", []byte(text))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "x.yml:") || strings.ContainsAny(err.Error(), "\n\r") {
+				t.Fatalf("not one line naming the file: %q", err)
+			}
+			return
+		}
+		res, err := RunWith(root, cfg, nil, Options{External: []*External{ext}})
+		require.NoError(t, err)
+		for _, fd := range res.Findings {
+			if fd.Line < 1 || fd.Col < 1 || fd.Rule == "" || fd.Message == "" {
+				t.Fatalf("finding without a place, rule or message: %+v", fd)
+			}
+		}
+	})
 }
