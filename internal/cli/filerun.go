@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/filerun"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // The environment variables of run-ci-file.yml's resolve step.
@@ -115,7 +116,16 @@ func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
 	}
 	p, err := filerun.Resolve(cfg, req)
 	if err != nil {
-		return policyError(f.ErrOut, err)
+		code := policyError(f.ErrOut, err)
+		var fe *filerun.Error
+		if errors.As(err, &fe) && fe.Registered != "" {
+			input := envTestFile
+			if opts.File != nil {
+				input = "--file"
+			}
+			fmt.Fprintf(f.ErrOut, "hint: give %s the path as registered, relative to the source root: %s\n", input, textfmt.OneLine(fe.Registered))
+		}
+		return code
 	}
 	lines, err := ghactions.StepOutputs(output, outputSet, p.Outputs())
 	if err != nil {

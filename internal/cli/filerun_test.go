@@ -128,6 +128,39 @@ func TestFileRun_ErrorsAreOneAnnotationAndWriteNothing(t *testing.T) {
 	}
 }
 
+// A registered file named another way keeps the script's refusal, which
+// matches the path exactly, and gets a hint with the path to ask for.
+func TestFileRun_AFileNamedAnotherWayHintsThePathAsRegistered(t *testing.T) {
+	const refused = " has no CI registration; /rerun-test runs only registered test files\n"
+	cases := []struct {
+		name, file string
+		flag       bool
+		hint       string
+	}{
+		{"with ./", "./tests/e2e/test_gpu.py", false, "hint: give TEST_FILE the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
+		{"by --file, a doubled slash", "tests//e2e/test_gpu.py", true, "hint: give --file the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
+		{"absolute", "<head>/tests/e2e/test_gpu.py", false, "hint: give TEST_FILE the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
+		{"no registered file either way", "./tests/e2e/test_missing.py", false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newFileRunHarness(t)
+			file := strings.Replace(tc.file, "<head>", h.head, 1)
+			var args []string
+			if tc.flag {
+				args = []string{"--file", file}
+			} else {
+				h.env["TEST_FILE"] = file
+			}
+			status, stdout, stderr := h.run(args...)
+			assert.Equal(t, 1, status)
+			assert.Equal(t, "::error::"+file+refused+tc.hint, stderr)
+			assert.Empty(t, stdout)
+			assert.Equal(t, "<none>", h.output(t))
+		})
+	}
+}
+
 func TestFileRun_ABrokenTestFileIsAnAnnotationPerFile(t *testing.T) {
 	h := newFileRunHarness(t)
 	testutil.WriteTree(t, h.head, map[string]string{

@@ -15,7 +15,8 @@ func parsePartition(t *testing.T, args ...string) (*PartitionOptions, error) {
 	f, _, _ := suitesFactory(".", nil)
 	var got *PartitionOptions
 	cmd := NewCmdPartition(f, func(o *PartitionOptions) error { got = o; return nil })
-	cmd.SetArgs(args)
+	// Never nil: cobra would parse the test binary's own arguments.
+	cmd.SetArgs(append([]string{}, args...))
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	err := cmd.Execute()
@@ -56,6 +57,9 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no suite", nil, "the following arguments are required: --suite"},
+		// run keeps argparse's order (the required flags first); partition,
+		// which has no Python original, names the typo that left --suite out.
+		{"a mistyped flag comes before the flag it leaves missing", []string{"--sute", "X"}, "unrecognized arguments: --sute X"},
 		{"size zero", []string{"--suite", "s", "--size", "0"}, "--size must be positive, got 0"},
 		{"size beyond any matrix", []string{"--suite", "s", "--size", "1000000000"}, "--size must be at most 100000, got 1000000000"},
 		{"negative id", []string{"--suite", "s", "--id", "-1"}, "--id must not be negative, got -1"},

@@ -50,7 +50,7 @@ from the last one, and its attempts add up, so a file that failed in a shard and
 passed in its rerun is flaky. The merged report passed when every file passed.
 Reports of different suites are an error. Without -o it goes to stdout.`,
 		Example: `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
-		Args:    cobra.MinimumNArgs(1),
+		Args:    needInputs("the reports the shards wrote with run --json-report"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {

@@ -349,17 +349,23 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 	many := filepath.Join(dir, "many.json")
 	require.NoError(t, os.WriteFile(many, []byte(`{"version": 1, "suite": "s", "backend": "cuda", "elapsed": 5e11,
 		"files": [{"file": "x.py", "status": "FAIL", "attempts": 600000, "elapsed": 1}]}`), 0o644))
+	timingsFile := filepath.Join(dir, "timings.json")
+	require.NoError(t, os.WriteFile(timingsFile, []byte(`{"version": 1, "timings": {"tests/e2e/test_a.py": 12.5}}`), 0o644))
 	tests := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
+		{"summary of a timings file", []string{"report", "summary", timingsFile}, 1,
+			`error: read report "DIR/timings.json": a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`},
+		{"merge of a timings file", []string{"report", "merge", a, timingsFile, "-o", out}, 1,
+			`error: read report "DIR/timings.json": a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`},
 		{"suites differ", []string{"report", "merge", a, b, "-o", out}, 1,
 			`error: report "DIR/b.json" is of suite "t" (cuda), not "s" (cuda) as "DIR/a.json" is`},
 		{"missing input", []string{"report", "merge", a, filepath.Join(dir, "none.json")}, 1,
 			`error: read report "DIR/none.json": open: no such file or directory`},
-		{"no input", []string{"report", "merge"}, 2, "error: requires at least 1 arg(s), only received 0"},
+		{"no input", []string{"report", "merge"}, 2, "error: no input file given; expected the reports the shards wrote with run --json-report"},
 		{"empty output", []string{"report", "merge", a, "-o", ""}, 2, "error: --output needs a path, got an empty value"},
 		{"merged attempts past the bound", []string{"report", "merge", many, many, "-o", out}, 1,
 			`error: cannot write the merged report: files[0] ("x.py") has "attempts" 1200000; expected a count from 0 to 1000000`},
@@ -374,6 +380,9 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 			assert.Equal(t, tt.code, Main(tt.args, f))
 			assert.Empty(t, stdout.String())
 			assert.Equal(t, tt.want, strings.ReplaceAll(strings.SplitN(stderr.String(), "\n", 2)[0], dir, "DIR"))
+			if tt.code == 1 {
+				assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %q", stderr.String())
+			}
 		})
 	}
 	_, err := os.Stat(out)

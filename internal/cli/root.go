@@ -144,6 +144,17 @@ func groupArgs(cmd *cobra.Command, args []string) error {
 	return err
 }
 
+// needInputs is the Args of a command that reads one or more files: none
+// at all is a usage error saying which files the command reads.
+func needInputs(expected string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf("no input file given; expected %s", expected)
+		}
+		return nil
+	}
+}
+
 // subcommandNames are the names of cmd's available subcommands.
 func subcommandNames(cmd *cobra.Command) []string {
 	var names []string

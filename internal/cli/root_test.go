@@ -175,7 +175,11 @@ func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
 		{[]string{"partition", "--suite", "stage-a-cpu", "--size", "0"}, exitUsage,
 			"error: --size must be positive, got 0\nRun 'miles-ci partition --help' for usage.\n"},
 		{[]string{"timings", "merge"}, exitUsage,
-			"error: requires at least 1 arg(s), only received 0\nRun 'miles-ci timings merge --help' for usage.\n"},
+			"error: no input file given; expected the timings files the shards wrote with run --timings-out\nRun 'miles-ci timings merge --help' for usage.\n"},
+		{[]string{"timings", "apply", "--check"}, exitUsage,
+			"error: no input file given; expected one or more timings files, as run --timings-out or timings merge writes them\nRun 'miles-ci timings apply --help' for usage.\n"},
+		{[]string{"report", "merge"}, exitUsage,
+			"error: no input file given; expected the reports the shards wrote with run --json-report\nRun 'miles-ci report merge --help' for usage.\n"},
 		// The first line is the Python runner's, byte for byte.
 		{[]string{"run", "--hw", "cuda", "--suite", "stage-c-8-gpu-h10"}, exitFailure,
 			"error: Unknown suite stage-c-8-gpu-h10 for backend CUDA\nhint: did you mean stage-c-8-gpu-h100?\n"},

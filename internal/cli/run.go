@@ -153,13 +153,18 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return view.PlanJSON(f.Out, p)
+		if err := view.PlanJSON(f.Out, p); err != nil {
+			return err
+		}
+		noteDropped(f, p)
+		return nil
 	}
 	if err := view.Plan(f.Out, p); err != nil {
 		return err
 	}
 	if len(p.Tests) == 0 {
 		_, err := fmt.Fprintln(f.Out, view.NoTestsLine)
+		noteDropped(f, p)
 		return err
 	}
 	if err := opts.showGate(f, p.Backend); err != nil {

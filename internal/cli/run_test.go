@@ -234,6 +234,26 @@ func TestRun_NoEnabledTestsSucceedsWithoutRunning(t *testing.T) {
 	assert.True(t, strings.HasSuffix(out.String(), "\nNo tests to run. Exiting with success.\n"), out.String())
 }
 
+// A GPU stage whose tests all need labels the run was not given says on
+// stderr which flags select them, as partition does; stdout stays the
+// Python runner's, and --json's stays one JSON document.
+func TestRun_NoTestsNotesTheFlagsThatSelectThem(t *testing.T) {
+	for _, extra := range [][]string{{"--list-only"}, {"--list-only", "--json"}, nil} {
+		f, out, errOut := suitesFactory(runRepo, nil)
+		opts, err := parseRun(t, append([]string{"--hw", "cuda", "--suite", "stage-c-8-gpu-h100"}, extra...)...)
+		require.NoError(t, err)
+		require.NoError(t, runRun(context.Background(), f, opts))
+		assert.Equal(t, "note: the selection leaves out all 6 enabled registrations of stage-c-8-gpu-h100: "+
+			"5 by their labels (--match-all-labels selects them, or --labels run-ci-ckpt run-ci-fsdp run-ci-ft-long run-ci-long run-ci-lora run-ci-short); "+
+			"1 nightly-only (--cadence nightly selects them)\n", errOut.String(), "%v", extra)
+		if len(extra) == 2 {
+			assert.True(t, json.Valid(out.Bytes()), out.String())
+		} else {
+			assert.NotContains(t, out.String(), "note:", "%v", extra)
+		}
+	}
+}
+
 func TestRun_ErrorOrder(t *testing.T) {
 	tests := []struct {
 		name string

@@ -48,7 +48,7 @@ file stays. --check changes nothing and exits 1 listing each drifted call;
 		Example: `  miles-ci timings apply timings.json
   miles-ci timings apply --suite stage-c-8-gpu-h100 --min-runs 3 run1.json run2.json run3.json
   miles-ci timings apply --check nightly/*.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needInputs("one or more timings files, as run --timings-out or timings merge writes them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			return timingsApplyRun(f, opts)

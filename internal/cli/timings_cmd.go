@@ -36,7 +36,7 @@ into one, to feed back to run and partition with --timings. Files are read in
 the order given; a later file's value wins for a test file listed twice.
 Without -o the merged document goes to stdout.`,
 		Example: `  miles-ci timings merge parts/*.json -o timings.json`,
-		Args:    cobra.MinimumNArgs(1),
+		Args:    needInputs("the timings files the shards wrote with run --timings-out"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {

@@ -45,7 +45,7 @@ func TestTimingsMerge_BadFileIsOneLineErrorNamingIt(t *testing.T) {
 
 	f, _, errOut = suitesFactory(dir, nil)
 	assert.Equal(t, 2, Main([]string{"timings", "merge"}, f), "no input is a usage error")
-	assert.Contains(t, errOut.String(), "requires at least 1 arg")
+	assert.Contains(t, errOut.String(), "error: no input file given; expected the timings files the shards wrote with run --timings-out\n")
 }
 
 // -o writes through a link (the link stays), gives a new file the umask's

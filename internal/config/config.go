@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/suggest"
 )
@@ -197,6 +198,12 @@ type Config struct {
 	NoGPUPaths        []string
 	FileRun           FileRun
 	Gate              Gate
+
+	// tree is the document's top-level mapping as read, an overlay merged
+	// with the built-in one, and header the comment that opens the file:
+	// what Complete writes out again.
+	tree   *yaml.Node
+	header string
 
 	labelSet map[string]bool
 	funcs    map[string]Backend

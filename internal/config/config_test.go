@@ -372,6 +372,28 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:7: label "co\nre" holds the control character U+000A`},
 		{"control character in a suite name", func(s string) string { return strings.Replace(s, "name: unit", "name: \"un\\rit\"", 1) },
 			`ci.yaml:10: suite name "un\rit" holds the control character U+000D`},
+		{"a workflow command as a suite name", func(s string) string {
+			return strings.Replace(s, "name: unit", `name: "::error title=forged::stage"`, 1)
+		},
+			`ci.yaml:10: suite name "::error title=forged::stage" may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)`},
+		{"a space in a suite name", func(s string) string { return strings.Replace(s, "name: unit", "name: unit tests", 1) },
+			`ci.yaml:10: suite name "unit tests" may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)`},
+		{"a suite name starting with a digit", func(s string) string { return strings.Replace(s, "name: unit", "name: 8-gpu", 1) },
+			`ci.yaml:10: suite name "8-gpu" may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)`},
+		{"a backtick in a suite name", func(s string) string { return strings.Replace(s, "name: unit", "name: unit`x", 1) },
+			"ci.yaml:10: suite name \"unit`x\" may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)"},
+		{"a discovery root that begins a workflow command", func(s string) string {
+			return strings.Replace(s, "roots: [tests]", `roots: [tests, "::error title=forged::x"]`, 1)
+		},
+			`ci.yaml:2: discovery root "::error title=forged::x" must begin with a letter, digit, '.' or '_': every test file's path begins with it, and paths begin lines`},
+		{"an implicit root that begins with a blank", func(s string) string {
+			return strings.Replace(s, "roots: [tests]", "roots: [tests]\n  implicit: {root: \" ::x\", suite: unit}", 1)
+		},
+			`ci.yaml:3: discovery.implicit.root " ::x" must begin with a letter, digit, '.' or '_': its test files' paths begin with it, and paths begin lines`},
+		{"an implicit suite that is no job id", func(s string) string {
+			return strings.Replace(s, "roots: [tests]", "roots: [tests]\n  implicit: {root: tests, suite: \"a b\"}", 1)
+		},
+			`ci.yaml:3: discovery.implicit.suite "a b" may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)`},
 		{"control character in runs_on", func(s string) string { return s + "      runs_on: [\"h100\\x1b\"]\n" },
 			`ci.yaml:12: suite "unit": runs_on entry "h100\x1b" holds the control character U+001B`},
 		{"control character in needs", func(s string) string { return s + "      needs: [\"a\\tb\"]\n" },
@@ -471,6 +493,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), "\n", "one line")
 		})
+	}
+}
+
+// Every GitHub job id is a suite name: Miles's names, and the other forms
+// a job id may take.
+func TestParse_SuiteNamesAreGitHubJobIDs(t *testing.T) {
+	for _, name := range []string{"stage-c-8-gpu-h100", "nightly-stage-c-2-gpu-mi350", "Stage_A", "_private", "x"} {
+		c, err := Parse("ci.yaml", []byte(strings.Replace(minimal, "name: unit", "name: "+name, 1)))
+		require.NoError(t, err, name)
+		assert.Equal(t, name, c.Suites[0].Name)
 	}
 }
 

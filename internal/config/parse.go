@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
@@ -185,6 +187,15 @@ func insideRepo(p string) bool {
 	return p != "" && !strings.Contains(p, "\\") && !strings.HasPrefix(p, "/") && filepath.IsLocal(filepath.FromSlash(p))
 }
 
+// safeLineStart reports whether a path may begin a line of output: it
+// begins with a letter, digit, '.' or '_', never with a blank or a ':' that
+// the Actions runner could read as the start of a workflow command
+// ("::error ...") in `partition --id`, `suites --suite` and the like.
+func safeLineStart(p string) bool {
+	r, _ := utf8.DecodeRuneInString(p)
+	return r == '.' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 // parser walks a YAML document, turning each problem into an *Error that
 // names the file and line.
 type parser struct {
@@ -198,6 +209,9 @@ type parser struct {
 	// builtIn holds the suite entries a file extending the default took
 	// from the built-in roster: their lines are the built-in file's.
 	builtIn map[*yaml.Node]bool
+	// header is the comment above a file's extends key, which opens the
+	// file as much as one above the document does (see Config.Complete).
+	header string
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -235,7 +249,8 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn, Overlay: p.overlay}
+	c := &Config{Source: name, labelsBuiltIn: p.labelsBuiltIn, Overlay: p.overlay, tree: top,
+		header: strings.TrimSpace(doc.HeadComment + "\n\n" + p.header)}
 	if err := p.top(top, c); err != nil {
 		return nil, err
 	}
@@ -269,6 +284,7 @@ func (p *parser) extend(n *yaml.Node) (*yaml.Node, error) {
 	if v := n.Content[at+1]; v.Kind != yaml.ScalarNode || v.Value != extendsDefault {
 		return nil, p.errf(v, "extends must be %q (the built-in configuration)", extendsDefault)
 	}
+	p.header = n.Content[at].HeadComment
 	var base yaml.Node
 	if err := yaml.Unmarshal(defaultYAML, &base); err != nil {
 		return nil, fmt.Errorf("embedded default configuration: %w", err)
@@ -552,6 +568,23 @@ func controlMsg(what, name string) string {
 	return fmt.Sprintf("%s %s holds the control character U+%04X", what, strconv.Quote(name), r)
 }
 
+// validSuiteName reports whether name is a GitHub job id, the one form a
+// suite name may take: a stage's job is named after its suite, and the
+// name starts lines of `suites` and `policy --explain`, where any other
+// character could start a workflow command ("::error ...") or break the
+// expressions and JSON the workflows build from it.
+func validSuiteName(name string) bool {
+	for i, r := range name {
+		switch {
+		case r == '_' || 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z':
+		case i > 0 && (r == '-' || '0' <= r && r <= '9'):
+		default:
+			return false
+		}
+	}
+	return name != ""
+}
+
 // name is str for a name the configuration defines: it also refuses a
 // control character.
 func (p *parser) name(n *yaml.Node, what string) (string, error) {
@@ -598,9 +631,13 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 	return s, nil
 }
 
+// topKeys are the sections of a configuration, in the order the built-in
+// one holds them (and Complete writes them).
+var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
+	"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate"}
+
 func (p *parser) top(n *yaml.Node, c *Config) error {
-	f, err := p.fields(n, "the configuration", "discovery", "register_functions", "labels", "labels_file",
-		"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate")
+	f, err := p.fields(n, "the configuration", topKeys...)
 	if err != nil {
 		return err
 	}
@@ -759,6 +796,9 @@ func (p *parser) discovery(n *yaml.Node, c *Config) error {
 			// whatever lies there, up to the whole file system.
 			return p.errf(f["roots"].Content[i], "discovery root %q must be a non-empty repository-relative path with / separators that stays inside the repository", r)
 		}
+		if !safeLineStart(r) {
+			return p.errf(f["roots"].Content[i], "discovery root %q must begin with a letter, digit, '.' or '_': every test file's path begins with it, and paths begin lines", r)
+		}
 		c.Roots[i] = strings.TrimSuffix(r, "/")
 	}
 	if c.Pattern, err = p.pattern(f["pattern"], "discovery.pattern"); err != nil {
@@ -782,8 +822,14 @@ func (p *parser) discovery(n *yaml.Node, c *Config) error {
 		if !insideRepo(c.Implicit.Root) {
 			return p.errf(imp["root"], "discovery.implicit.root %q must be a repository-relative path with / separators that stays inside the repository", c.Implicit.Root)
 		}
+		if !safeLineStart(c.Implicit.Root) {
+			return p.errf(imp["root"], "discovery.implicit.root %q must begin with a letter, digit, '.' or '_': its test files' paths begin with it, and paths begin lines", c.Implicit.Root)
+		}
 		if c.Implicit.Suite, err = p.str(imp["suite"], "discovery.implicit.suite"); err != nil {
 			return err
+		}
+		if !validSuiteName(c.Implicit.Suite) {
+			return p.errf(imp["suite"], "discovery.implicit.suite %q may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)", c.Implicit.Suite)
 		}
 		c.Implicit.EstTime = 1.0
 		if e := imp["est_time"]; e != nil {
@@ -916,6 +962,9 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	}
 	if s.Name == "" {
 		return s, p.errf(f["name"], "a suite name is empty")
+	}
+	if !validSuiteName(s.Name) {
+		return s, p.errf(f["name"], "suite name %q may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)", s.Name)
 	}
 	if v := f["runs_on"]; v != nil {
 		if s.RunsOn, err = p.strList(v, "runs_on"); err != nil {

@@ -12,6 +12,9 @@
 package filerun
 
 import (
+	"errors"
+	"path/filepath"
+
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
 )
@@ -19,7 +22,16 @@ import (
 // Error is a request file-run refuses. Where file_run.py has the same
 // refusal, Msg is its message byte for byte: workflows and people grep for
 // these lines.
-type Error struct{ Msg string }
+type Error struct {
+	Msg string
+	// Registered, for a file with no registration, is the path as
+	// registered of the file the request named another way
+	// ("./tests/x.py", an absolute path inside the source root): what to
+	// ask for instead. "" when there is no such file.
+	Registered string
+
+	unregistered bool
+}
 
 func (e *Error) Error() string { return e.Msg }
 
@@ -55,11 +67,48 @@ func Resolve(cfg *config.Config, req Request) (*Job, error) {
 		return nil, err
 	}
 	p, err := Find(cfg, reg.Registrations, req.TestFile)
+	var fe *Error
+	if errors.As(err, &fe) && fe.unregistered {
+		fe.Registered = registeredAs(root, req.TestFile, reg.Registrations)
+	}
 	if err != nil {
 		return nil, err
 	}
 	p.Image = cfg.FileRun.ImageRepository + ":" + req.ImageTag
 	return p, nil
+}
+
+// registeredAs is the path as registered, relative to the source root, of
+// the file that file names another way: cleaned of "./", repeated
+// separators and "..", or made relative to root when absolute (root is
+// absolute and resolved). It is "" when that is file itself or names no
+// registered file: file_run.py matches the path exactly, and so does
+// Find, so this only says what to ask for.
+func registeredAs(root, file string, regs []registry.Registration) string {
+	p := filepath.Clean(file)
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			resolved, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return ""
+			}
+			if rel, err = filepath.Rel(root, resolved); err != nil || !filepath.IsLocal(rel) {
+				return ""
+			}
+		}
+		p = rel
+	}
+	p = filepath.ToSlash(p)
+	if p == file {
+		return ""
+	}
+	for _, r := range regs {
+		if r.File == p {
+			return p
+		}
+	}
+	return ""
 }
 
 // Collect discovers the test files below root the way file_run.py does

@@ -130,7 +130,7 @@ func Find(cfg *config.Config, regs []registry.Registration, testFile string) (*J
 		}
 	}
 	if len(found) == 0 {
-		return nil, errorf("%s has no CI registration; /rerun-test runs only registered test files", testFile)
+		return nil, &Error{Msg: fmt.Sprintf("%s has no CI registration; /rerun-test runs only registered test files", testFile), unregistered: true}
 	}
 	if len(supported) == 0 {
 		suites := make([]string, len(found))

@@ -48,8 +48,9 @@ func TestLog_Lines(t *testing.T) {
 	}
 }
 
-// A file name shows its line breaks as `\n`, as every log line shows them,
-// and a `|` escaped to stay in its cell.
+// A file name shows its line breaks as `\n`, as every log line shows them
+// (the backslash itself escaped in Markdown text), and a `|` escaped to
+// stay in its cell.
 func TestRunSummary_TableEscapesFileNames(t *testing.T) {
 	md := RunSummary("CUDA s", []SummaryRow{
 		{File: "a|b\nc.py", Status: "FAIL", Attempts: 2, Elapsed: 3.4, EstTime: 10, Detail: "exit code 1", Retried: "failed"},
@@ -62,5 +63,5 @@ func TestRunSummary_TableEscapesFileNames(t *testing.T) {
 		"| `a\\|b\\nc.py` | FAIL | 2 | 3s / 10s | exit code 1 |\n"+
 		"| `ok.py` | PASS | 2 | 1s / 1s |  |\n"+
 		"| `later.py` | NOT RUN | 0 | 0s / 5s | not run: an earlier file failed |\n"+
-		"\n**Retried 2 test(s):**\n- Passed on retry: ok.py\n- Still failed: a\\|b\\nc.py\n\n", md)
+		"\n**Retried 2 test(s):**\n- Passed on retry: ok.py\n- Still failed: a\\|b\\\\nc.py\n\n", md)
 }

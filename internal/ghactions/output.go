@@ -42,7 +42,10 @@ func FormatOutputs(pairs []OutputPair) (string, error) {
 }
 
 // AppendOutputs appends outputs to the GITHUB_OUTPUT file at path, creating
-// it when missing. Every pair is checked before anything is written, and
+// it when missing, on a line of their own: after a line break when the
+// file does not end in one (an earlier `printf 'x=1' >> $GITHUB_OUTPUT`),
+// which would glue the first output onto that line as part of its value.
+// Every pair is checked before anything is written, and
 // the lines go out in one write, so a refused value leaves the file as it
 // was. A write that fails part-way (a full disk, a file size limit) would
 // leave a partial line the runner reads as a wrong output, so the file is
@@ -62,7 +65,7 @@ func AppendOutputs(path string, pairs []OutputPair) error {
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
 		before = info.Size()
 	}
-	_, err = f.WriteString(text)
+	_, err = f.WriteString(onNewLine(f, path) + text)
 	if err == nil {
 		err = f.Close()
 	} else {
@@ -93,4 +96,30 @@ func StepOutputs(path string, set bool, pairs []OutputPair) (stdout string, err 
 		return "", AppendOutputs(path, pairs)
 	}
 	return lines, nil
+}
+
+// onNewLine returns the line break to write first to f, the file at path
+// opened to append: "\n" when it is a regular file whose last byte is not
+// one, else "". A device, a pipe or a file it cannot read takes the text
+// as it comes.
+func onNewLine(f *os.File, path string) string {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
+		return ""
+	}
+	r, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	// The path may name another file by now; only the one being appended
+	// to counts.
+	if rinfo, err := r.Stat(); err != nil || !os.SameFile(info, rinfo) {
+		return ""
+	}
+	last := make([]byte, 1)
+	if _, err := r.ReadAt(last, info.Size()-1); err != nil || last[0] == '\n' {
+		return ""
+	}
+	return "\n"
 }

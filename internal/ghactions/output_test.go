@@ -22,6 +22,34 @@ func TestAppendOutputs_AppendsOneLinePerPair(t *testing.T) {
 	assert.Equal(t, "earlier=1\ncadence=regular\nraw_labels=\nx=a=b\n", string(got))
 }
 
+// An earlier step output written without its line break (printf 'x=1')
+// does not swallow the first of ours as part of its value.
+func TestAppendOutputs_StartOnANewLineAfterAnUnfinishedOne(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.WriteFile(path, []byte("done=yes\nearlier=1"), 0o600))
+	require.NoError(t, AppendOutputs(path, []OutputPair{{"cadence", "regular"}}))
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "done=yes\nearlier=1\ncadence=regular\n", string(got))
+}
+
+func TestAppendStepSummary_StartsOnANewLine(t *testing.T) {
+	for _, tt := range []struct{ before, want string }{
+		{"", "### x\n"},
+		{"note\n", "note\n### x\n"},
+		{"note", "note\n### x\n"},
+	} {
+		path := filepath.Join(t.TempDir(), "summary.md")
+		if tt.before != "" {
+			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o600))
+		}
+		require.NoError(t, AppendStepSummary(path, "### x\n"))
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, string(got), "after %q", tt.before)
+	}
+}
+
 func TestAppendOutputs_CreatesAMissingFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, AppendOutputs(path, []OutputPair{{"a", "1"}}))

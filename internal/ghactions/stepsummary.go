@@ -23,11 +23,13 @@ type SummaryRow struct {
 	Failures        []string
 }
 
-// cellEscaper keeps a value inside its Markdown table cell.
-var cellEscaper = strings.NewReplacer("|", `\|`, "\r\n", "<br>", "\r", "<br>", "\n", "<br>")
-
 // RunSummary renders a run as Markdown: a heading, a table of every file,
-// the flaky files and the retried files.
+// the flaky files and the retried files. Every text of the rows and the
+// title is rendered inert (textfmt.Markdown, textfmt.MarkdownCode): a file
+// name, a suite or a reason can come from a pull request or from any
+// report, and must show as text, never as a link, an image or HTML. The
+// retried files are listed as the Python runner lists them, so an
+// ordinary name is written as it is.
 func RunSummary(title string, rows []SummaryRow) string {
 	var b strings.Builder
 	passed := 0
@@ -40,7 +42,7 @@ func RunSummary(title string, rows []SummaryRow) string {
 			flaky = append(flaky, r)
 		}
 	}
-	fmt.Fprintf(&b, "### %s: %d/%d passed", cellEscaper.Replace(title), passed, len(rows))
+	fmt.Fprintf(&b, "### %s: %d/%d passed", textfmt.Markdown(title), passed, len(rows))
 	if len(flaky) > 0 {
 		fmt.Fprintf(&b, " (%d flaky)", len(flaky))
 	}
@@ -53,13 +55,13 @@ func RunSummary(title string, rows []SummaryRow) string {
 			status = fmt.Sprintf("FLAKY (passed on attempt %d)", r.PassedOnAttempt)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.0fs / %.0fs | %s |\n",
-			codeCell(r.File), status, r.Attempts, r.Elapsed, r.EstTime, cellEscaper.Replace(r.Detail))
+			textfmt.MarkdownCode(r.File), status, r.Attempts, r.Elapsed, r.EstTime, textfmt.Markdown(r.Detail))
 	}
 	if len(flaky) > 0 {
 		fmt.Fprintf(&b, "\n**Flaky %d test(s)** (failed, then passed on a later attempt):\n", len(flaky))
 		for _, r := range flaky {
-			fmt.Fprintf(&b, "- %s: passed on attempt %d; %s\n", codeCell(r.File), r.PassedOnAttempt,
-				cellEscaper.Replace(strings.Join(r.Failures, "; ")))
+			fmt.Fprintf(&b, "- %s: passed on attempt %d; %s\n", textfmt.MarkdownCode(r.File), r.PassedOnAttempt,
+				textfmt.Markdown(strings.Join(r.Failures, "; ")))
 		}
 	}
 	var passedOnRetry, stillFailed []string
@@ -67,38 +69,33 @@ func RunSummary(title string, rows []SummaryRow) string {
 		switch r.Retried {
 		case "":
 		case "passed":
-			passedOnRetry = append(passedOnRetry, textfmt.OneLine(r.File))
+			passedOnRetry = append(passedOnRetry, textfmt.Markdown(textfmt.OneLine(r.File)))
 		default:
-			stillFailed = append(stillFailed, textfmt.OneLine(r.File))
+			stillFailed = append(stillFailed, textfmt.Markdown(textfmt.OneLine(r.File)))
 		}
 	}
 	if n := len(passedOnRetry) + len(stillFailed); n > 0 {
 		fmt.Fprintf(&b, "\n**Retried %d test(s):**\n", n)
 		if len(passedOnRetry) > 0 {
-			fmt.Fprintf(&b, "- Passed on retry: %s\n", cellEscaper.Replace(strings.Join(passedOnRetry, ", ")))
+			fmt.Fprintf(&b, "- Passed on retry: %s\n", strings.Join(passedOnRetry, ", "))
 		}
 		if len(stillFailed) > 0 {
-			fmt.Fprintf(&b, "- Still failed: %s\n", cellEscaper.Replace(strings.Join(stillFailed, ", ")))
+			fmt.Fprintf(&b, "- Still failed: %s\n", strings.Join(stillFailed, ", "))
 		}
 	}
 	b.WriteByte('\n')
 	return b.String()
 }
 
-// codeCell writes a file name as inline code that stays in its table cell
-// or list item, its line breaks written `\r` and `\n` as every log line
-// writes them.
-func codeCell(file string) string {
-	return "`" + strings.ReplaceAll(cellEscaper.Replace(textfmt.OneLine(file)), "`", "'") + "`"
-}
-
-// AppendStepSummary appends markdown to the step summary file at path.
+// AppendStepSummary appends markdown to the step summary file at path,
+// starting on a line of its own: after a line break when the file does not
+// end in one, which would glue the summary's heading onto that line.
 func AppendStepSummary(path, markdown string) error {
 	f, err := openAppend(path, 0o644)
 	if err != nil {
 		return fmt.Errorf("write step summary %q: %w", path, err)
 	}
-	if _, err := f.WriteString(markdown); err != nil {
+	if _, err := f.WriteString(onNewLine(f, path) + markdown); err != nil {
 		f.Close()
 		return fmt.Errorf("write step summary %q: %w", path, err)
 	}

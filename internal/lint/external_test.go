@@ -53,9 +53,9 @@ func lintExternal(t *testing.T, root string, ext []*External) *Result {
 	return lintWith(t, root, Options{External: ext})
 }
 
-// placeOf is "LINE:COL" of the first at after the first from in text,
+// anchorPlace is "LINE:COL" of the first at after the first from in text,
 // the column counted in characters.
-func placeOf(t *testing.T, text, from, at string) string {
+func anchorPlace(t *testing.T, text, from, at string) string {
 	t.Helper()
 	off := anchorOffset(t, text, from, at)
 	start := strings.LastIndexByte(text[:off], '\n') + 1
@@ -66,10 +66,8 @@ func placeOf(t *testing.T, text, from, at string) string {
 // findings name it.
 func rosterAt(t *testing.T, suite string) string {
 	t.Helper()
-	return config.BuiltInPath + ":" + placeOf(t, string(config.DefaultYAML()), "", "name: "+suite)
+	return config.BuiltInPath + ":" + anchorPlace(t, string(config.DefaultYAML()), "", "name: "+suite)
 }
-
-const builtIn = "(the built-in roster; see `miles-ci config --default`)"
 
 // The acceptance: the nightly as published runs none of the three
 // external suites, two suites the roster lacks (each offered the
@@ -81,13 +79,13 @@ func TestExternal_TheNightlyAsPublishedHasSixFindings(t *testing.T) {
 	text := readText(t, nightlyFile)
 	const name = "nightly-mi350.yml"
 	res := lintExternal(t, sampleRoot, external(t, [2]string{name, text}))
-	job := name + ":" + strings.Split(placeOf(t, text, "", "  test-miles-mi35x:"), ":")[0]
+	job := name + ":" + strings.Split(anchorPlace(t, text, "", "  test-miles-mi35x:"), ":")[0]
 	missing := func(suite, regs string) string {
 		return rosterAt(t, suite) + ": error: external suite " + suite + " is run by no job of " + name + regs +
 			": run it in job 'test-miles-mi35x' (" + job + ") with --hw rocm --suite " + suite + ", or drop it from the roster [external-missing]"
 	}
 	// A matrix-fed suite is reported at its matrix entry's value.
-	entry := func(suite string) string { return name + ":" + placeOf(t, text, "suite: "+suite, suite) }
+	entry := func(suite string) string { return name + ":" + anchorPlace(t, text, "suite: "+suite, suite) }
 	want := []string{
 		missing("nightly-stage-c-8-gpu-mi350", ", so its registration never runs"),
 		missing("nightly-stage-c-4-gpu-mi350", ""),
@@ -140,44 +138,44 @@ jobs:
 		want       []string
 	}{
 		{"--hw cuda for every suite of the matrix", hwCuda, []string{
-			name + ":" + placeOf(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-2-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
-			name + ":" + placeOf(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
-			name + ":" + placeOf(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-8-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-2-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-8-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
 		}},
 		{"--hw from the matrix, wrong in one entry", hwMatrix, []string{
-			name + ":" + placeOf(t, hwMatrix, "hw: cuda", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwMatrix, "hw: cuda", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
 		}},
 		{"no --hw", noHW, []string{
-			name + ":" + placeOf(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-2-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
-			name + ":" + placeOf(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-4-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
-			name + ":" + placeOf(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-8-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-2-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-4-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, noHW, "run: |\n", "bash") + ": error: the command has no --hw; suite nightly-stage-c-8-gpu-mi350 runs on rocm: add --hw rocm [external-hw]",
 		}},
 		// Suites written out, one job each, in the three command forms;
 		// the last one mistyped.
 		{"suites given literally", literal, []string{
 			missing2 + "run it in job 'mi350-8gpu' (nightly.yml:3) with --hw rocm --suite nightly-stage-c-2-gpu-mi350, or drop it from the roster [external-missing]",
-			name + ":" + placeOf(t, literal, "", "nightly-stage-c-2-gpu-mi305") + ": error: suite 'nightly-stage-c-2-gpu-mi305' is not in the roster " + builtIn + "; did you mean nightly-stage-c-2-gpu-mi350? [external-unknown]",
+			name + ":" + anchorPlace(t, literal, "", "nightly-stage-c-2-gpu-mi305") + ": error: suite 'nightly-stage-c-2-gpu-mi305' is not in the roster " + builtIn + "; did you mean nightly-stage-c-2-gpu-mi350? [external-unknown]",
 		}},
 		{"--suite from an input", inputs, []string{
 			rosterAt(t, "nightly-stage-c-8-gpu-mi350") + ": error: external suite nightly-stage-c-8-gpu-mi350 is run by no job of nightly.yml, so its registration never runs: run it in job 'test-miles-mi35x' (nightly.yml:" +
-				strings.Split(placeOf(t, inputs, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-8-gpu-mi350, or drop it from the roster [external-missing]",
+				strings.Split(anchorPlace(t, inputs, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-8-gpu-mi350, or drop it from the roster [external-missing]",
 			"…",
 			"…",
-			name + ":" + placeOf(t, inputs, "run_suite.py", "${{ inputs.suite }}") + ": error: --suite is the expression ${{ inputs.suite }}; lint reads a name written out, or ${{ matrix.KEY }} of the job's matrix [external-unknown]",
+			name + ":" + anchorPlace(t, inputs, "run_suite.py", "${{ inputs.suite }}") + ": error: --suite is the expression ${{ inputs.suite }}; lint reads a name written out, or ${{ matrix.KEY }} of the job's matrix [external-unknown]",
 		}},
 		{"a matrix lint cannot expand", exprMatrix, []string{
 			"…", "…", "…",
-			name + ":" + placeOf(t, exprMatrix, "", "matrix:") + ": error: the matrix is ${{ fromJSON(inputs.matrix) }}, which lint cannot expand, so the suites the job runs cannot be read from it [external-unknown]",
+			name + ":" + anchorPlace(t, exprMatrix, "", "matrix:") + ": error: the matrix is ${{ fromJSON(inputs.matrix) }}, which lint cannot expand, so the suites the job runs cannot be read from it [external-unknown]",
 		}},
 		{"a matrix entry without the suite", noSuite, []string{
 			rosterAt(t, "nightly-stage-c-4-gpu-mi350") + ": error: external suite nightly-stage-c-4-gpu-mi350 is run by no job of nightly.yml: run it in job 'test-miles-mi35x' (nightly.yml:" +
-				strings.Split(placeOf(t, noSuite, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-4-gpu-mi350, or drop it from the roster [external-missing]",
-			name + ":" + placeOf(t, noSuite, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' no suite [external-unknown]",
+				strings.Split(anchorPlace(t, noSuite, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-4-gpu-mi350, or drop it from the roster [external-missing]",
+			name + ":" + anchorPlace(t, noSuite, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' no suite [external-unknown]",
 		}},
 		{"a matrix value lint cannot read", strings.Replace(fixed, "- suite: nightly-stage-c-4-gpu-mi350", "- suite: ${{ inputs.suite }}", 1), []string{
 			"…",
-			name + ":" + placeOf(t, fixed, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' suite the scalar '${{ inputs.suite }}' (line " +
-				strings.Split(placeOf(t, fixed, "", "nightly-stage-c-4-gpu-mi350"), ":")[0] + ") [external-unknown]",
+			name + ":" + anchorPlace(t, fixed, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' suite the scalar '${{ inputs.suite }}' (line " +
+				strings.Split(anchorPlace(t, fixed, "", "nightly-stage-c-4-gpu-mi350"), ":")[0] + ") [external-unknown]",
 		}},
 		// The miles-ci form of the command reads the same.
 		{"miles-ci run", strings.Replace(fixed, "python3 tests/ci/run_suite.py", "miles-ci run", 1), nil},

@@ -44,6 +44,7 @@ const (
 	RuleOrphan       = "orphan-registration"
 	RuleEmptySuite   = "empty-suite"
 	RuleRepeatedFlag = "repeated-flag"
+	RuleCISuites     = "ci-suites"
 	// The rules of lint --runners, on the live fleet.
 	RuleRunners        = "runners"
 	RuleRunnersOffline = "runners-offline"
@@ -111,6 +112,12 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	}
 	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet, external: opts.External}
 	c.check()
+	switch src, problem := readRunSuite(root); {
+	case problem != nil:
+		c.findings = append(c.findings, *problem)
+	case src != nil:
+		c.checkCISuites(src)
+	}
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i], c.findings[j]
 		if a.Path != b.Path {

@@ -90,7 +90,7 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 // any hand-written workflow, and small enough to keep memory bounded.
 const MaxWorkflowSize = 4 << 20
 
-// readWorkflowFile reads a regular file of at most maxWorkflowSize bytes,
+// readWorkflowFile reads a regular file of at most MaxWorkflowSize bytes,
 // following a symbolic link; anything else (a directory, a FIFO, which is
 // never waited on, a broken link) is a problem to report.
 func readWorkflowFile(p string) ([]byte, string) {

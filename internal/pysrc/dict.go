@@ -1,8 +1,11 @@
 package pysrc
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-// DictError says why a string dict could not be read.
+// DictError says why a dict could not be read.
 type DictError struct {
 	Name string
 	Line int // 0 when the assignment is missing
@@ -16,19 +19,51 @@ func (e *DictError) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
-// ReadStringDict returns the entries of a module-level `name = {...}` (or
-// `name: T = {...}`) assignment whose value is a dict literal of string keys
-// and string values. When the name is assigned more than once, the last
-// assignment wins, as it would when Python runs the module.
-func ReadStringDict(src []byte, name string) ([]DictEntry, error) {
+// Dict is the dict literal of a module-level `name = {...}` (or
+// `name: T = {...}`) assignment.
+type Dict struct {
+	Line int // the assignment's
+	// Items are the `key: value` entries in source order, a repeated key
+	// included (Python keeps its last value).
+	Items []DictItem
+	// Changed lists the lines of the module-level statements after the
+	// assignment that begin with the name without assigning it anew
+	// (`name[k].append(x)`, `name |= other`): Python runs them, so the
+	// literal alone may not be the value.
+	Changed []int
+}
+
+// DictItem is one `key: value` entry of a dict literal.
+type DictItem struct {
+	Key Value
+	// KeyText is the key as written, its tokens without the blanks and
+	// comments between them: `HWBackend.CUDA`, `"cuda"`.
+	KeyText string
+	Line    int // the key's
+	Value   Value
+	// ElemLines holds, when Value is a list, the line each element starts
+	// on.
+	ElemLines []int
+}
+
+// ReadDict returns the dict literal of the module-level assignment to name.
+// When the name is assigned more than once, the last assignment wins, as it
+// would when Python runs the module. The file must tokenize (else a
+// *SyntaxError); an assignment whose value is not a dict literal, or holds
+// `**` unpacking, is a *DictError at its line, and so is a missing one (at
+// line 0).
+func ReadDict(src []byte, name string) (*Dict, error) {
 	if err := checkText(src); err != nil {
 		return nil, err
 	}
 	s := newScanner(src)
-	var found []DictEntry
-	var foundErr error
-	seen := false
-	var buf []token
+	var (
+		found    *Dict
+		foundErr error
+		seen     bool
+		changed  []int
+		buf      []token
+	)
 	for {
 		t := s.next()
 		if s.err != nil {
@@ -54,10 +89,12 @@ func ReadStringDict(src []byte, name string) ([]DictEntry, error) {
 		if !candidate {
 			continue
 		}
-		entries, ok, err := readDictAssignment(src, buf, name)
-		if ok {
-			seen = true
-			found, foundErr = entries, err
+		d, ok, err := readDictAssignment(src, buf, name)
+		switch {
+		case ok:
+			seen, found, foundErr, changed = true, d, err, nil
+		case seen:
+			changed = append(changed, int(buf[0].line))
 		}
 	}
 	if !seen {
@@ -66,14 +103,18 @@ func ReadStringDict(src []byte, name string) ([]DictEntry, error) {
 	if foundErr != nil {
 		return nil, foundErr
 	}
+	found.Changed = changed
 	return found, nil
 }
 
 // readDictAssignment reads `name [: T] = {...}`; ok is false when the
 // statement is not an assignment to name.
-func readDictAssignment(src []byte, toks []token, name string) (entries []DictEntry, ok bool, err error) {
+func readDictAssignment(src []byte, toks []token, name string) (d *Dict, ok bool, err error) {
 	p := &parser{src: src, toks: toks, i: 1}
 	var derr *DictError
+	notLiteral := func(line int32) {
+		derr = &DictError{Name: name, Line: int(line), Msg: fmt.Sprintf("%s must be a dict literal", name)}
+	}
 	serr := p.run(func() {
 		if p.isOp(":") {
 			p.i++
@@ -84,31 +125,48 @@ func readDictAssignment(src []byte, toks []token, name string) (entries []DictEn
 		}
 		p.i++
 		ok = true
-		line := int(p.cur().line)
+		line := p.cur().line
+		d = &Dict{Line: int(line)}
 		if !p.isOp("{") {
-			derr = &DictError{Name: name, Line: line, Msg: fmt.Sprintf("%s must be a dict literal of string keys and string values", name)}
+			notLiteral(line)
 			return
 		}
 		p.i++
 		for !p.isOp("}") {
 			kt := p.cur()
-			k := p.expression()
-			p.expectOp(":")
-			v := p.expression()
-			key, kok := p.stringConst(k)
-			val, vok := p.stringConst(v)
-			if !kok || !vok {
-				derr = &DictError{Name: name, Line: int(kt.line), Msg: fmt.Sprintf("%s entries must be string literals (got %s: %s)", name, k.class, v.class)}
+			if p.isOp("**") {
+				derr = &DictError{Name: name, Line: int(kt.line), Msg: fmt.Sprintf("%s unpacks another mapping with **; write its entries out", name)}
 				return
 			}
-			entries = append(entries, DictEntry{Key: key, Value: val, Line: int(kt.line)})
+			lo := p.i
+			k := p.expression()
+			keyText := p.joined(lo, p.i)
+			if !p.isOp(":") {
+				notLiteral(line) // a set display
+				return
+			}
+			p.i++
+			v := p.expression()
+			if p.atFor() {
+				notLiteral(line) // a comprehension
+				return
+			}
+			it := DictItem{Key: p.value(k), KeyText: keyText, Line: int(kt.line), Value: p.value(v)}
+			for i, e := range v.elems {
+				first := e.lo
+				if v.starts != nil {
+					first = v.starts[i]
+				}
+				it.ElemLines = append(it.ElemLines, int(p.toks[first].line))
+			}
+			d.Items = append(d.Items, it)
 			if !p.isOp("}") {
 				p.expectOp(",")
 			}
 		}
 		p.i++
 		if p.i != len(toks) {
-			derr = &DictError{Name: name, Line: line, Msg: fmt.Sprintf("%s must be a dict literal of string keys and string values", name)}
+			notLiteral(line) // {...} | other, {...}[k], ...
 		}
 	})
 	if serr != nil {
@@ -117,13 +175,39 @@ func readDictAssignment(src []byte, toks []token, name string) (entries []DictEn
 	if derr != nil {
 		return nil, ok, derr
 	}
-	return entries, ok, nil
+	return d, ok, nil
 }
 
-func (p *parser) stringConst(n node) (string, bool) {
-	if n.class != "Constant" {
-		return "", false
+// joined is the text of the tokens [lo, hi) without what stands between
+// them.
+func (p *parser) joined(lo, hi int) string {
+	var sb strings.Builder
+	for _, t := range p.toks[lo:hi] {
+		sb.WriteString(p.text(t))
 	}
-	c := p.constant(n)
-	return c.Str, c.Type == Str
+	return sb.String()
+}
+
+// ReadStringDict returns the entries of a module-level `name = {...}` (or
+// `name: T = {...}`) assignment whose value is a dict literal of string keys
+// and string values (see ReadDict).
+func ReadStringDict(src []byte, name string) ([]DictEntry, error) {
+	d, err := ReadDict(src, name)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]DictEntry, 0, len(d.Items))
+	for _, it := range d.Items {
+		key, kok := stringConst(it.Key)
+		val, vok := stringConst(it.Value)
+		if !kok || !vok {
+			return nil, &DictError{Name: name, Line: it.Line, Msg: fmt.Sprintf("%s entries must be string literals (got %s: %s)", name, it.Key.Node, it.Value.Node)}
+		}
+		entries = append(entries, DictEntry{Key: key, Value: val, Line: it.Line})
+	}
+	return entries, nil
+}
+
+func stringConst(v Value) (string, bool) {
+	return v.Const.Str, v.Kind == KindConstant && v.Const.Type == Str
 }

@@ -14,6 +14,9 @@ type node struct {
 	lo    int // constants: the tokens [lo, hi) of the literal
 	hi    int
 	elems []node // List: the elements
+	// starts holds, for a List that list read, the token each element
+	// starts at (simpleList reads only constants, whose lo says it).
+	starts []int
 }
 
 // maxNesting bounds the recursion of the parser. CPython gives up on
@@ -519,6 +522,7 @@ func (p *parser) list() node {
 		p.i++
 		return n
 	}
+	n.starts = append(n.starts, p.i)
 	first := p.starNamedExpression()
 	if p.atFor() {
 		if first.class == "Starred" {
@@ -534,6 +538,7 @@ func (p *parser) list() node {
 		if p.isOp("]") {
 			break
 		}
+		n.starts = append(n.starts, p.i)
 		n.elems = append(n.elems, p.starNamedExpression())
 	}
 	p.i++

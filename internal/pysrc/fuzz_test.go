@@ -42,11 +42,40 @@ func FuzzReadStringDict(f *testing.F) {
 	f.Add([]byte("KNOWN_LABELS = {}\nKNOWN_LABELS = {1: 2}\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		_, err := ReadStringDict(src, "KNOWN_LABELS")
-		if err != nil {
-			var se *SyntaxError
-			var de *DictError
-			if !errors.As(err, &se) && !errors.As(err, &de) {
-				t.Fatalf("error %v is %T", err, err)
+		checkDictError(t, err)
+	})
+}
+
+// checkDictError fails t unless err is nil or one of the dict readers'
+// two errors.
+func checkDictError(t *testing.T, err error) {
+	t.Helper()
+	var se *SyntaxError
+	var de *DictError
+	if err != nil && !errors.As(err, &se) && !errors.As(err, &de) {
+		t.Fatalf("error %v is %T", err, err)
+	}
+}
+
+// FuzzReadDict checks that the general dict reader places every item and
+// element inside the file, or fails with one of its two errors.
+func FuzzReadDict(f *testing.F) {
+	f.Add([]byte(suitesSrc))
+	f.Add([]byte("SUITES = {HWBackend.CPU: ['a'], **x}\nSUITES['b'] = 1\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		d, err := ReadDict(src, "SUITES")
+		if checkDictError(t, err); err != nil {
+			return
+		}
+		lines := bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")) + 1
+		for _, it := range d.Items {
+			if it.Line < d.Line || it.Line > lines {
+				t.Fatalf("item at line %d outside %d..%d", it.Line, d.Line, lines)
+			}
+			for _, l := range it.ElemLines {
+				if l < it.Line || l > lines {
+					t.Fatalf("element at line %d outside %d..%d", l, it.Line, lines)
+				}
 			}
 		}
 	})

@@ -379,13 +379,15 @@ func TestReadStringDict_ReadsTheLabelsOfAMilesCheckout(t *testing.T) {
 
 func TestReadStringDict_RefusesOtherShapes(t *testing.T) {
 	tests := map[string]string{
-		"X = 1\n":               "shape",
-		"Y = {'a': 'b'}\n":      "missing",
-		"X = {'a': 1}\n":        "entry",
-		"X = {'a': 'b', **c}\n": "syntax",
-		"X = {'a': 'b'} | d\n":  "shape",
-		"if x:\n    X = {}\n":   "missing",
-		"X = {'a': 'b'\n":       "syntax",
+		"X = 1\n":                   "shape",
+		"Y = {'a': 'b'}\n":          "missing",
+		"X = {'a': 1}\n":            "entry",
+		"X = {'a': 'b', **c}\n":     "entry",
+		"X = {'a', 'b'}\n":          "shape",
+		"X = {k: 'b' for k in y}\n": "shape",
+		"X = {'a': 'b'} | d\n":      "shape",
+		"if x:\n    X = {}\n":       "missing",
+		"X = {'a': 'b'\n":           "syntax",
 	}
 	for src, kind := range tests {
 		_, err := ReadStringDict([]byte(src), "X")

@@ -303,13 +303,18 @@ func Read(path string) (*Report, error) {
 // every file and attempt.
 func Parse(data []byte) (*Report, error) {
 	var probe struct {
-		Version *int `json:"version"`
+		Version *int            `json:"version"`
+		Suite   *string         `json:"suite"`
+		Timings json.RawMessage `json:"timings"`
 	}
 	// Keys match exactly, as Python's: "STATUS" is not "status".
 	if err := pyfmt.UnmarshalExact(data, &probe); err != nil {
 		return nil, jsonError(err)
 	}
 	switch {
+	case probe.Timings != nil && probe.Suite == nil:
+		// The other JSON file a run writes, given where a report goes.
+		return nil, errors.New(`a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`)
 	case probe.Version == nil:
 		return nil, fmt.Errorf(`no "version"; expected a report written by miles-ci run --json-report (version %d)`, Version)
 	case *probe.Version != Version:

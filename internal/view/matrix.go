@@ -115,6 +115,8 @@ func bookedLine(bs []stageBooking) string {
 }
 
 // ShardMatrixMarkdown is the step-summary table of what the matrices book.
+// The stage names and runner labels come from the configuration, which a
+// pull request can change: they are rendered inert (textfmt.Markdown).
 func ShardMatrixMarkdown(stages []suite.StageMatrix) string {
 	bs := bookings(stages)
 	var b strings.Builder
@@ -122,7 +124,8 @@ func ShardMatrixMarkdown(stages []suite.StageMatrix) string {
 	b.WriteString("| Stage | Runner labels | Shards booked / roster | Longest shard (est. min) | Tests |\n")
 	b.WriteString("|---|---|---:|---:|---:|\n")
 	for _, s := range bs {
-		fmt.Fprintf(&b, "| `%s` | %s | %d / %d | %s | %s |\n", s.name, s.runsOn, s.booked, s.roster, minutes(s), testsCell(s))
+		fmt.Fprintf(&b, "| %s | %s | %d / %d | %s | %s |\n", textfmt.MarkdownCode(s.name), textfmt.Markdown(s.runsOn),
+			s.booked, s.roster, minutes(s), testsCell(s))
 	}
 	fmt.Fprintf(&b, "\n%s\n", bookedLine(bs))
 	return b.String()
@@ -143,7 +146,7 @@ func shardMatrixText(stages []suite.StageMatrix) string {
 			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
 				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
 		}
-		rows[i] = textfmt.Row{Name: s.name, Text: text}
+		rows[i] = textfmt.Row{Name: lineHead(s.name), Text: text}
 	}
 	return textfmt.Columns(rows, "  ") + "  " + bookedLine(bs) + "\n"
 }

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/prune"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -107,29 +108,28 @@ func describePaths(paths []prune.PathClass, indent string) string {
 		case prune.PathSpared:
 			what = "spared by the no-GPU rule " + p.Rule
 		}
-		rows[i] = textfmt.Row{Name: diffPath(p.Path), Text: what}
+		rows[i] = textfmt.Row{Name: lineHead(p.Path), Text: what}
 	}
 	return textfmt.Columns(rows, indent)
 }
 
-// diffPath shows a path of the PR's diff, text the pull request chooses,
-// as the stage reasons show one: as is, or Go-quoted when it holds a
-// character that is not printable (a line break among them) or begins,
-// after blanks the Actions runner skips, with the "::" of a workflow
-// command, so that it can never end its line or start a command.
-func diffPath(p string) string {
-	if strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) ||
-		strings.HasPrefix(strings.TrimLeftFunc(p, unicode.IsSpace), "::") {
-		return strconv.Quote(p)
+// lineHead shows text from outside miles-ci where it begins a line of an
+// explanation (a path of the PR's diff, a label): as is, or Go-quoted when
+// it holds a character that is not printable (a line break among them) or
+// the runner would read the line as a workflow command, so that it can
+// never end its line or start a command.
+func lineHead(s string) string {
+	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || ghactions.StartsCommand(s) {
+		return strconv.Quote(s)
 	}
-	return p
+	return s
 }
 
 // describeStages writes one line per stage, indented, the reasons aligned.
 func describeStages(stages []prune.Stage, indent string) string {
 	rows := make([]textfmt.Row, len(stages))
 	for i, s := range stages {
-		rows[i] = textfmt.Row{Name: s.Name, Text: s.Reason}
+		rows[i] = textfmt.Row{Name: lineHead(s.Name), Text: s.Reason}
 	}
 	return textfmt.Columns(rows, indent)
 }
@@ -143,7 +143,7 @@ func describeLabels(reasons []policy.LabelReason, indent string) string {
 		if !r.Included {
 			state = "not included: "
 		}
-		rows[i] = textfmt.Row{Name: r.Label, Text: state + r.Reason}
+		rows[i] = textfmt.Row{Name: lineHead(r.Label), Text: state + r.Reason}
 	}
 	return textfmt.Columns(rows, indent)
 }

@@ -1,0 +1,545 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// The recipes of `miles-ci help migrate` are tested as they are written:
+// the harness below reads them from the topic itself and applies them to a
+// copy of the pinned Miles workflows (recipes_miles_test.go), the way a
+// user pastes them. The topic holds them in this form:
+//
+//   - The first table whose header is `| where | before | after |` is a
+//     set of rewrites. In each file its where cell names (a code span
+//     ending in .yml or .yaml), every occurrence of the before cell's code
+//     becomes the after cell's; a trailing " …" in both stands for the
+//     unchanged rest. A rewrite that changes nothing in a file it names
+//     fails.
+//   - Every ```yaml block is a recipe. The last non-blank line before it
+//     is its marker, "In `F`:" or "In `F1` and `F2`:" (", " and ", and "
+//     join more), naming the files it goes in: a workflow of
+//     .github/workflows by its file name, else a new configuration file
+//     at the root (a name starting with a dot, .pre-commit-config.yaml)
+//     that the recipe holds whole.
+//     The block is indented as in the file: a mapping at column 1 is the
+//     workflow's top level, one at column 3 its jobs, and every key and
+//     step it shows must sit at the column of the file's.
+//   - Places merge, values replace: the workflow, `on:`, `jobs:`, a job, a
+//     step, and the named entries of inputs, outputs, secrets, `env:`,
+//     `with:` and `permissions:` keep what the recipe does not show; any
+//     other value the recipe shows (a `strategy:`, a command) replaces the
+//     file's whole. Steps are known by name (else id): a step shown is the
+//     existing one, and a new step goes next to the existing ones shown
+//     around it. A new job must be whole (runs-on or uses), and so must a
+//     new step (run or uses), so that a misspelt name fails instead of
+//     adding a stub.
+//   - A marker "In place of each `# COMMENT` line:" makes its block a
+//     stand-in: every recipe line that is exactly that comment becomes the
+//     block, indented to the comment, before the recipe is read. The step
+//     of the topic's "## Install" section is placed this way: its block
+//     gets the marker "In place of each `# the install step (## Install)`
+//     line:", and every job the recipes show that runs miles-ci marks the
+//     place with that comment, right before its first miles-ci command. A
+//     stand-in that no recipe uses fails.
+//
+// Anything the harness cannot place (a yaml block without a marker, a
+// file, job or step it cannot find, an indentation other than the file's)
+// is an error, never a skip.
+
+// installComment is the line by which a recipe marks where the install
+// step of the "## Install" section goes.
+const installComment = "# the install step (## Install)"
+
+// recipeBook is what the harness reads from the migrate topic.
+type recipeBook struct {
+	rewrites []rewrite
+	recipes  []recipe
+	// standIns maps a comment line to the recipe that replaces it.
+	standIns map[string]recipe
+}
+
+// rewrite is one row of the table: before becomes after in files.
+type rewrite struct {
+	at            string // topic:line
+	files         []string
+	before, after string
+}
+
+// recipe is one yaml block and the files its marker names.
+type recipe struct {
+	at    string // topic:line of the block's first line
+	files []string
+	text  string
+}
+
+var (
+	recipeMarker  = regexp.MustCompile("^In (`[^`]+`(?:(?:, and |, | and )`[^`]+`)*):$")
+	standInMarker = regexp.MustCompile("^In place of each `(#[^`]*)` line:$")
+	codeSpan      = regexp.MustCompile("`([^`]+)`")
+)
+
+// readRecipeBook reads the rewrites and the recipes of a topic; name is
+// the topic's file, for messages.
+func readRecipeBook(name, text string) (*recipeBook, error) {
+	book := &recipeBook{standIns: map[string]recipe{}}
+	lines := strings.Split(text, "\n")
+	inTable := false
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case strings.HasPrefix(line, "| where | before | after |") && book.rewrites == nil:
+			inTable = true
+			continue
+		case inTable && strings.HasPrefix(line, "|"):
+			if strings.HasPrefix(line, "|---") {
+				continue
+			}
+			rw, err := readRewrite(fmt.Sprintf("%s:%d", name, i+1), line)
+			if err != nil {
+				return nil, err
+			}
+			book.rewrites = append(book.rewrites, rw)
+			continue
+		case inTable:
+			inTable = false
+		}
+		lang, isFence := strings.CutPrefix(line, "```")
+		if !isFence {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+		}
+		if i == len(lines) {
+			return nil, fmt.Errorf("%s:%d: the code block is not closed", name, start)
+		}
+		if lang != "yaml" {
+			continue
+		}
+		at := fmt.Sprintf("%s:%d", name, start+1)
+		body := strings.Join(lines[start:i], "\n") + "\n"
+		marker := ""
+		for k := start - 2; k >= 0; k-- {
+			if strings.TrimSpace(lines[k]) != "" {
+				marker = lines[k]
+				break
+			}
+		}
+		if m := standInMarker.FindStringSubmatch(marker); m != nil {
+			book.standIns[m[1]] = recipe{at: at, text: body}
+			continue
+		}
+		m := recipeMarker.FindStringSubmatch(marker)
+		if m == nil {
+			return nil, fmt.Errorf("%s: a yaml block without a marker: the line before it should name the files it goes in (In `pr-test.yml`:), not %q", at, marker)
+		}
+		r := recipe{at: at, text: body}
+		for _, f := range codeSpan.FindAllStringSubmatch(m[1], -1) {
+			r.files = append(r.files, f[1])
+		}
+		book.recipes = append(book.recipes, r)
+	}
+	if book.rewrites == nil {
+		return nil, fmt.Errorf("%s: no table | where | before | after |", name)
+	}
+	return book, nil
+}
+
+// readRewrite reads one table row: | where | `before …` | `after …` |.
+func readRewrite(at, row string) (rewrite, error) {
+	cells := strings.Split(strings.Trim(row, "|"), "|")
+	if len(cells) != 3 {
+		return rewrite{}, fmt.Errorf("%s: a row of %d cells, not where, before and after", at, len(cells))
+	}
+	rw := rewrite{at: at}
+	for _, f := range codeSpan.FindAllStringSubmatch(cells[0], -1) {
+		if strings.HasSuffix(f[1], ".yml") || strings.HasSuffix(f[1], ".yaml") {
+			rw.files = append(rw.files, f[1])
+		}
+	}
+	code := func(cell string) (string, bool) {
+		spans := codeSpan.FindAllStringSubmatch(cell, -1)
+		if len(spans) != 1 {
+			return "", false
+		}
+		return strings.TrimSuffix(spans[0][1], " …"), true
+	}
+	before, ok1 := code(cells[1])
+	after, ok2 := code(cells[2])
+	if len(rw.files) == 0 || !ok1 || !ok2 {
+		return rewrite{}, fmt.Errorf("%s: a row needs the files in its where cell and one code span in before and in after", at)
+	}
+	rw.before, rw.after = before, after
+	return rw, nil
+}
+
+// applyRecipeBook applies the book to the workflows below root and writes
+// every workflow back, read and re-encoded, with the new files the recipes
+// make. An empty book only re-encodes: that is the baseline a migrated
+// tree is compared with, so that encoding alone never differs.
+func applyRecipeBook(book *recipeBook, root string) error {
+	dir := filepath.Join(root, filepath.FromSlash(WorkflowDir))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	texts := map[string]string{}
+	for _, e := range entries {
+		if ext := path.Ext(e.Name()); ext == ".yml" || ext == ".yaml" {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return err
+			}
+			texts[path.Join(WorkflowDir, e.Name())] = string(b)
+		}
+	}
+	where := func(name string) string {
+		p := path.Join(WorkflowDir, name)
+		if _, ok := texts[p]; ok {
+			return p
+		}
+		return name
+	}
+	for _, rw := range book.rewrites {
+		for _, f := range rw.files {
+			p := where(f)
+			if !strings.Contains(texts[p], rw.before) {
+				return fmt.Errorf("%s: %s holds no %q to rewrite", rw.at, f, rw.before)
+			}
+			texts[p] = strings.ReplaceAll(texts[p], rw.before, rw.after)
+		}
+	}
+	docs := map[string]*yaml.Node{}
+	for p, text := range texts {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		docs[p] = &doc
+	}
+	used := map[string]int{}
+	for _, r := range book.recipes {
+		text := expandStandIns(r, book.standIns, used)
+		for _, f := range r.files {
+			p := where(f)
+			// Each file gets its own copy of the recipe's nodes.
+			var snippet yaml.Node
+			if err := yaml.Unmarshal([]byte(text), &snippet); err != nil {
+				return fmt.Errorf("%s: the recipe is not YAML: %w", r.at, err)
+			}
+			if len(snippet.Content) == 0 || snippet.Content[0].Kind != yaml.MappingNode {
+				return fmt.Errorf("%s: a recipe is a mapping of keys, as the file has them", r.at)
+			}
+			top := snippet.Content[0]
+			doc := docs[p]
+			if doc == nil {
+				if strings.HasPrefix(p, ".") && !strings.Contains(p, "/") && top.Column == 1 {
+					docs[p] = &snippet
+					continue
+				}
+				return fmt.Errorf("%s: %s is not a workflow of %s, nor a new configuration file at the root (.name) that the recipe holds whole", r.at, f, WorkflowDir)
+			}
+			m := &merger{at: r.at + " in " + f}
+			switch col := top.Content[0].Column; col {
+			case 1:
+				err = m.mapping(doc.Content[0], top, "", false)
+			case 3:
+				_, jobs := lookup(doc.Content[0], "jobs")
+				err = m.mapping(jobs, top, "jobs", true)
+			default:
+				err = fmt.Errorf("%s: the recipe starts at column %d: a workflow's top level is at column 1, its jobs at 3", m.at, col)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for c, r := range book.standIns {
+		if used[c] == 0 {
+			return fmt.Errorf("%s: no recipe has a %q line for this block to stand in", r.at, c)
+		}
+	}
+	for p, doc := range docs {
+		var buf bytes.Buffer
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(2)
+		if err := enc.Encode(doc); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.WriteFile(full, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expandStandIns replaces each line of the recipe that is a stand-in's
+// comment with the stand-in's block, indented to the comment.
+func expandStandIns(r recipe, standIns map[string]recipe, used map[string]int) string {
+	var out []string
+	for _, line := range strings.Split(r.text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		s, ok := standIns[trimmed]
+		if !ok {
+			out = append(out, line)
+			continue
+		}
+		used[trimmed]++
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		block := strings.Split(strings.TrimRight(s.text, "\n"), "\n")
+		least := -1
+		for _, b := range block {
+			if strings.TrimSpace(b) != "" {
+				if n := len(b) - len(strings.TrimLeft(b, " ")); least < 0 || n < least {
+					least = n
+				}
+			}
+		}
+		for _, b := range block {
+			if strings.TrimSpace(b) == "" {
+				out = append(out, "")
+				continue
+			}
+			out = append(out, indent+b[least:])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// merger merges one recipe into one file.
+type merger struct{ at string }
+
+// mergingKeys are the keys whose mappings hold named entries: a recipe
+// adds to them or changes one entry, and the entries it does not show
+// stay.
+var mergingKeys = []string{"on", "workflow_call", "jobs", "inputs", "outputs", "secrets", "env", "with", "permissions"}
+
+// mapping merges src into dst, a place (the workflow, a job, a step or one
+// of mergingKeys): each key src shows is added, merged or replaced. jobs
+// says dst is the jobs: mapping, whose entries merge and whose new entries
+// must be whole jobs.
+func (m *merger) mapping(dst, src *yaml.Node, where string, jobs bool) error {
+	if dst == nil || dst.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: %s is not a mapping in the file", m.at, where)
+	}
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		sk, sv := src.Content[i], src.Content[i+1]
+		key := strings.TrimPrefix(where+"."+sk.Value, ".")
+		j := keyIndex(dst, sk.Value)
+		if j < 0 {
+			if len(dst.Content) > 0 && dst.Content[0].Column != sk.Column {
+				return fmt.Errorf("%s: %s is at column %d, the file's keys there at %d", m.at, key, sk.Column, dst.Content[0].Column)
+			}
+			if jobs {
+				if k, _ := lookup(sv, "runs-on"); k == nil {
+					if k, _ := lookup(sv, "uses"); k == nil {
+						return fmt.Errorf("%s: job %s is not in the file, and the recipe does not show a whole job (runs-on or uses)", m.at, sk.Value)
+					}
+				}
+			}
+			dst.Content = append(dst.Content, sk, sv)
+			continue
+		}
+		dk, dv := dst.Content[j], dst.Content[j+1]
+		if dk.Column != sk.Column {
+			return fmt.Errorf("%s: %s is at column %d, the file's at %d", m.at, key, sk.Column, dk.Column)
+		}
+		var err error
+		switch {
+		case isNull(sv):
+			err = fmt.Errorf("%s: %s shows no value: a recipe cannot remove a key", m.at, key)
+		case sk.Value == "steps" && sv.Kind == yaml.SequenceNode && dv.Kind == yaml.SequenceNode:
+			err = m.steps(dv, sv, key)
+		case sv.Kind == yaml.MappingNode && dv.Kind == yaml.MappingNode && (jobs || slices.Contains(mergingKeys, sk.Value)):
+			err = m.mapping(dv, sv, key, where == "" && sk.Value == "jobs")
+		default:
+			dst.Content[j+1] = sv
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyIndex returns the index in m.Content of key's key node, or -1.
+func keyIndex(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// stepKey is how a step is known: its name, else its id.
+func stepKey(step *yaml.Node) string {
+	if _, n := lookup(step, "name"); n != nil {
+		return n.Value
+	}
+	if _, id := lookup(step, "id"); id != nil {
+		return "id: " + id.Value
+	}
+	return ""
+}
+
+// steps merges the steps src shows into dst: a step found is merged; new
+// steps go before the next step found, or after the last one.
+func (m *merger) steps(dst, src *yaml.Node, where string) error {
+	var pending []*yaml.Node
+	after := -1 // where new steps after the last step found go
+	for _, s := range src.Content {
+		key := stepKey(s)
+		if key == "" {
+			return fmt.Errorf("%s: a step of %s has neither a name nor an id, so it cannot be placed", m.at, where)
+		}
+		if len(dst.Content) > 0 && dst.Content[0].Column != s.Column {
+			return fmt.Errorf("%s: step %q of %s is at column %d, the file's at %d", m.at, key, where, s.Column, dst.Content[0].Column)
+		}
+		j := slices.IndexFunc(dst.Content, func(d *yaml.Node) bool { return stepKey(d) == key })
+		if j < 0 {
+			k, _ := lookup(s, "run")
+			if k == nil {
+				if k, _ = lookup(s, "uses"); k == nil {
+					return fmt.Errorf("%s: %s has no step %q, and the recipe does not show a whole step (run or uses)", m.at, where, key)
+				}
+			}
+			pending = append(pending, s)
+			continue
+		}
+		if err := m.mapping(dst.Content[j], s, where+"["+key+"]", false); err != nil {
+			return err
+		}
+		dst.Content = slices.Insert(dst.Content, j, pending...)
+		after = j + len(pending) + 1
+		pending = nil
+	}
+	if len(pending) > 0 {
+		if after < 0 {
+			return fmt.Errorf("%s: no step the recipe shows is a step of %s, so its new steps have no place", m.at, where)
+		}
+		dst.Content = slices.Insert(dst.Content, after, pending...)
+	}
+	return nil
+}
+
+// A small workflow and topic for the harness's own tests.
+const recipeWorkflow = `on:
+  workflow_call:
+    inputs:
+      cmd:
+        type: string
+jobs:
+  run:
+    runs-on: ubuntu-latest
+    strategy:
+      max-parallel: 2
+      matrix:
+        id: [0, 1]
+    steps:
+      - name: Checkout
+        uses: actions/checkout@v4
+      - name: Test
+        run: make test
+`
+
+// smallTable rewrites the small workflow's one command.
+const smallTable = "| where | before | after |\n|---|---|---|\n| `ci.yml` | `make test` | `make check` |\n\n"
+
+func applyToSmall(t *testing.T, topic string) (string, error) {
+	t.Helper()
+	root := t.TempDir()
+	p := filepath.Join(root, filepath.FromSlash(WorkflowDir), "ci.yml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(recipeWorkflow), 0o644))
+	book, err := readRecipeBook("topic.md", topic)
+	if err != nil {
+		return "", err
+	}
+	if err := applyRecipeBook(book, root); err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b), nil
+}
+
+func TestRecipes_PlacesMergeValuesReplaceStepsGoByTheirNeighbours(t *testing.T) {
+	got, err := applyToSmall(t, smallTable+"In `ci.yml`:\n\n```yaml\non:\n  workflow_call:\n    inputs:\n      shard:\n        type: string\n"+
+		"jobs:\n  run:\n    strategy:\n      matrix:\n        id: [0]\n    steps:\n      - name: Fetch\n        run: ./fetch\n      - name: Test\n        env:\n          X: 1\n      - name: Upload\n        uses: actions/upload-artifact@v4\n"+
+		"concurrency:\n  group: ci\n```\n")
+	require.NoError(t, err)
+	want := `on:
+  workflow_call:
+    inputs:
+      cmd:
+        type: string
+      shard:
+        type: string
+jobs:
+  run:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        id: [0]
+    steps:
+      - name: Checkout
+        uses: actions/checkout@v4
+      - name: Fetch
+        run: ./fetch
+      - name: Test
+        run: make check
+        env:
+          X: 1
+      - name: Upload
+        uses: actions/upload-artifact@v4
+concurrency:
+  group: ci
+`
+	assert.Equal(t, want, got, "inputs merge, the strategy shown replaces the file's, new steps sit around Test, a new top-level key is added, the table rewrote make test")
+}
+
+func TestRecipes_AStandInTakesThePlaceOfItsComment(t *testing.T) {
+	got, err := applyToSmall(t, smallTable+"In place of each `# the install step (## Install)` line:\n\n```yaml\n- name: Install\n  env:\n    V: v1\n  run: |\n    ./install \"$V\"\n```\n\n"+
+		"In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      # the install step (## Install)\n      - name: Test\n```\n")
+	require.NoError(t, err)
+	assert.Contains(t, got, "      - name: Checkout\n        uses: actions/checkout@v4\n      - name: Install\n        env:\n          V: v1\n        run: |\n          ./install \"$V\"\n      - name: Test\n")
+}
+
+func TestRecipes_WhatCannotBePlacedIsAnError(t *testing.T) {
+	for _, tc := range []struct{ name, topic, want string }{
+		{"no marker", "Then:\n\n```yaml\n  run:\n    timeout-minutes: 5\n```\n", "without a marker"},
+		{"an unknown file", "In `nope.yml`:\n\n```yaml\n  run:\n    timeout-minutes: 5\n```\n", "not a workflow"},
+		{"a misspelt step", "In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      - name: Tset\n        env:\n          X: 1\n```\n", `no step "Tset"`},
+		{"new steps with no neighbour", "In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      - name: Lint\n        run: make lint\n```\n", "no place"},
+		{"a misspelt job", "In `ci.yml`:\n\n```yaml\n  rnu:\n    timeout-minutes: 5\n```\n", "job rnu is not in the file"},
+		{"steps indented as in another file", "In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n    - name: Test\n      env:\n        X: 1\n```\n", "column 7, the file's at 9"},
+		{"a key with no value", "In `ci.yml`:\n\n```yaml\n  run:\n    strategy:\n```\n", "shows no value"},
+		{"no table", "", "no table"},
+		{"a rewrite that finds nothing", "| where | before | after |\n|---|---|---|\n| `ci.yml` | `make tset …` | `make check …` |\n", `holds no "make tset"`},
+		{"an unused stand-in", "In place of each `# the install step (## Install)` line:\n\n```yaml\n- name: Install\n  run: ./install\n```\n", "no recipe has"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topic := tc.topic
+			if !strings.HasPrefix(topic, "| where") && tc.want != "no table" {
+				topic = smallTable + topic
+			}
+			_, err := applyToSmall(t, topic)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
