@@ -19,6 +19,9 @@ type LintOptions struct {
 	Strict bool // --strict: a warning fails too
 	// Runners are the --runners listings of the live fleet, in order.
 	Runners []string
+	// External are the --external workflow files of other repositories
+	// that run the roster's external suites, in order.
+	External []string
 }
 
 // NewCmdLint builds `miles-ci lint`: check the workflows against the roster
@@ -42,6 +45,11 @@ for the organization's listing). A set no runner carries whole is an error;
 one only offline runners carry, or too few online runners for the shards
 that run at once, a warning (miles-ci help lint-rules).
 
+With --external, also check another repository's workflow file that runs
+the roster's external suites (repeat the flag for several files, read as
+one): every external suite is run there with its backend's --hw, and no
+suite outside the roster, or of this repository's own, is.
+
 One line per finding, PATH:LINE:COL: error|warning: MESSAGE [RULE], then a
 summary. Under GitHub Actions (GITHUB_ACTIONS=true) each finding is also an
 annotation. Exit 1 with an error (with --strict, with a warning too).`,
@@ -49,7 +57,10 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
   miles-ci --root ../miles lint --strict
   miles-ci lint --json
   gh api --paginate repos/OWNER/REPO/actions/runners > runners.json
-  miles-ci lint --runners runners.json`,
+  miles-ci lint --runners runners.json
+  gh api repos/sgl-project/sglang/contents/.github/workflows/nightly-test-amd-miles-rocm720.yml \
+    -H 'Accept: application/vnd.github.raw' > nightly-mi350.yml
+  miles-ci lint --external nightly-mi350.yml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -61,6 +72,7 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, `print {"findings":[…],"errors":N,"warnings":M}`)
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "fail on warnings too")
 	flagkind.StringArray(cmd.Flags(), &opts.Runners, "runners", "", "check the runs_on labels against the runners listed in `FILE` (gh api --paginate repos/OWNER/REPO/actions/runners); repeatable", flagkind.Path, "json")
+	flagkind.StringArray(cmd.Flags(), &opts.External, "external", "", "check that the workflow `FILE` of another repository runs the roster's external suites; repeatable", flagkind.Path, "yml", "yaml")
 	return cmd
 }
 
@@ -68,23 +80,50 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
 // thousand runners is a few megabytes.
 const maxRunnersSize = 64 << 20
 
+// readFlagFile reads the file p a path flag names, of at most limit
+// bytes; an error names the flag and the file.
+func readFlagFile(flag, p string, limit int64) ([]byte, error) {
+	data, err := fsutil.ReadRegular(p, limit)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s %s: %v", flag, p, err)
+	}
+	return data, nil
+}
+
 // readFleet reads the --runners listings into one fleet.
 func readFleet(paths []string) (*lint.Fleet, error) {
 	fleet := &lint.Fleet{}
 	for _, p := range paths {
-		data, err := fsutil.ReadRegular(p, maxRunnersSize)
+		data, err := readFlagFile("--runners", p, maxRunnersSize)
 		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return nil, fmt.Errorf("--runners %s: %v", p, err)
+			return nil, err
 		}
 		if err := fleet.Add(p, data); err != nil {
 			return nil, err
 		}
 	}
 	return fleet, nil
+}
+
+// readExternal reads the --external workflow files.
+func readExternal(paths []string) ([]*lint.External, error) {
+	var out []*lint.External
+	for _, p := range paths {
+		data, err := readFlagFile("--external", p, lint.MaxWorkflowSize)
+		if err != nil {
+			return nil, err
+		}
+		ext, err := lint.ReadExternal(p, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ext)
+	}
+	return out, nil
 }
 
 func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
@@ -97,6 +136,9 @@ func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
 		if lo.Fleet, err = readFleet(opts.Runners); err != nil {
 			return err
 		}
+	}
+	if lo.External, err = readExternal(opts.External); err != nil {
+		return err
 	}
 	res, err := lint.RunWith(f.Root, cfg, reg.Registrations, lo)
 	if err != nil {

@@ -24,6 +24,7 @@ func TestNewCmdLint_ParsesFlags(t *testing.T) {
 		{"--json", LintOptions{JSON: true}},
 		{"--strict --json", LintOptions{JSON: true, Strict: true}},
 		{"--runners a.json --runners org,x.json", LintOptions{Runners: []string{"a.json", "org,x.json"}}},
+		{"--external nightly.yml --external b.yaml", LintOptions{External: []string{"nightly.yml", "b.yaml"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.argv, func(t *testing.T) {
@@ -35,6 +36,7 @@ func TestNewCmdLint_ParsesFlags(t *testing.T) {
 			assert.Equal(t, tc.want.JSON, got.JSON)
 			assert.Equal(t, tc.want.Strict, got.Strict)
 			assert.Equal(t, tc.want.Runners, got.Runners)
+			assert.Equal(t, tc.want.External, got.External)
 		})
 	}
 }
@@ -216,12 +218,15 @@ func TestLint_RunnersChecksTheRosterAgainstTheFleet(t *testing.T) {
 	assert.Equal(t, fixtureOrphan+"\n0 errors, 1 warning\n", out)
 }
 
-// A listing that cannot be read or is not one stops lint with one line
-// naming it; an empty value is a usage error.
-func TestLint_RunnersRefusesWhatIsNotAListing(t *testing.T) {
+// A runners listing or an external workflow that cannot be read, or is
+// not one, stops lint with one line naming it; an empty value is a usage
+// error.
+func TestLint_FileFlagsRefuseWhatTheyCannotRead(t *testing.T) {
 	dir := t.TempDir()
 	broken := filepath.Join(dir, "broken.json")
 	require.NoError(t, os.WriteFile(broken, []byte("{\"runners\": [\n  {\"id\": 1,}\n]}"), 0o644))
+	brokenYAML := filepath.Join(dir, "broken.yml")
+	require.NoError(t, os.WriteFile(brokenYAML, []byte("on: push\njobs:\n  a: [\n"), 0o644))
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -231,10 +236,41 @@ func TestLint_RunnersRefusesWhatIsNotAListing(t *testing.T) {
 		{[]string{"--runners", dir}, 1, "error: --runners " + dir + ": is a directory, not a regular file\n"},
 		{[]string{"--runners", broken}, 1, "error: " + broken + ":2: not a runners listing: invalid character '}' looking for beginning of object key string; expected the output of gh api --paginate repos/OWNER/REPO/actions/runners\n"},
 		{[]string{"--runners", lintFleetFile, "--runners", ""}, 2, "error: --runners needs a path, got an empty value\n"},
+		{[]string{"--external", filepath.Join(dir, "nope.yml")}, 1, "error: --external " + filepath.Join(dir, "nope.yml") + ": no such file or directory\n"},
+		{[]string{"--external", dir}, 1, "error: --external " + dir + ": is a directory, not a regular file\n"},
+		{[]string{"--external", externalNightly, "--external", brokenYAML}, 1, "error: " + brokenYAML + ":3: the workflow is not valid YAML: did not find expected node content\n"},
+		{[]string{"--external", ""}, 2, "error: --external needs a path, got an empty value\n"},
 	} {
 		f, out, errOut := suitesFactory(lintFixture, nil)
 		assert.Equal(t, tc.code, Main(append([]string{"--root", lintFixture, "lint"}, tc.args...), f), tc.args)
 		assert.Empty(t, out.String())
 		assert.True(t, strings.HasPrefix(errOut.String(), tc.stderr), "%v: %s", tc.args, errOut.String())
+		if tc.code == 1 {
+			assert.Equal(t, tc.stderr, errOut.String(), "one line")
+		}
 	}
+}
+
+// The external nightly in the form another repository publishes it, with
+// Miles' own stage names; the lint package's tests pin its findings.
+const externalNightly = "../../testdata/docs/external/nightly-mi350.yml"
+
+// --external adds the external workflow's findings to lint's own, and
+// fails on them; the JSON and the annotations carry them like any other.
+func TestLint_ExternalChecksAnotherRepositorysWorkflow(t *testing.T) {
+	f, out, errOut := suitesFactory(lintFixture, map[string]string{"GITHUB_ACTIONS": "true"})
+	assert.Equal(t, 1, Main([]string{"--root", lintFixture, "lint", "--external", externalNightly}, f))
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 8, out.String())
+	assert.Equal(t, "6 errors, 1 warning", lines[7])
+	assert.Contains(t, lines, fixtureOrphan)
+	var external int
+	for _, l := range lines {
+		if strings.HasPrefix(l, externalNightly+":") {
+			external++
+		}
+	}
+	assert.Equal(t, 3, external, "the wrong suites at their matrix entries")
+	assert.Contains(t, errOut.String(), "::error file="+externalNightly+",line=")
+	assert.Contains(t, errOut.String(), "title=external-owned::")
 }

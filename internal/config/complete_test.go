@@ -21,7 +21,7 @@ func meaningOf(c *Config) Config {
 	m.labelsFileLine, m.labelsBuiltIn = 0, false
 	m.Suites = append([]Suite(nil), c.Suites...)
 	for i := range m.Suites {
-		m.Suites[i].RunsOnAt = Pos{}
+		m.Suites[i].RunsOnAt, m.Suites[i].At = Pos{}, Pos{}
 	}
 	if !c.LabelsFromFile {
 		m.LabelsFile = "" // a labels_file that is not there says nothing

@@ -84,6 +84,9 @@ type Suite struct {
 	// configuration (the suite entry's when it has none), for a finding
 	// about its labels; see Config.Place.
 	RunsOnAt Pos
+	// At is where the suite's entry stands in the configuration, for a
+	// finding about the suite itself.
+	At Pos
 }
 
 // Pos is a place in the configuration: a line and column of the file the

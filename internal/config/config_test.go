@@ -536,6 +536,7 @@ func TestLoad_ACommittedCopyOfTheDefaultBehavesAsTheDefault(t *testing.T) {
 	// roster.
 	for i := range want.Suites {
 		want.Suites[i].RunsOnAt.BuiltIn = false
+		want.Suites[i].At.BuiltIn = false
 	}
 	assert.Equal(t, want, c)
 }
@@ -699,11 +700,11 @@ func TestParse_ExtendsDefaultSuitesErrorsNameTheFileLine(t *testing.T) {
 	}
 }
 
-// A suite knows where its runs_on stands, so that a finding about its
-// labels can point there: in the built-in roster (as `miles-ci config
+// A suite knows where its entry and its runs_on stand, so that a finding
+// about the suite or its labels can point there: in the built-in roster (as `miles-ci config
 // --default` prints it), or in the file, also for a suite a file
 // extending the default takes from the built-in roster.
-func TestParse_SuitesRecordWhereTheirRunsOnStands(t *testing.T) {
+func TestParse_SuitesRecordWhereTheyAndTheirRunsOnStand(t *testing.T) {
 	def := Default()
 	h100, ok := def.Suite("stage-c-8-gpu-h100")
 	require.True(t, ok)
@@ -711,6 +712,8 @@ func TestParse_SuitesRecordWhereTheirRunsOnStands(t *testing.T) {
 	assert.Equal(t, "      runs_on: [h100, 8gpu]", lines[h100.RunsOnAt.Line-1])
 	assert.Equal(t, Pos{Line: h100.RunsOnAt.Line, Col: 7, BuiltIn: true}, h100.RunsOnAt)
 	assert.Equal(t, BuiltInPath, def.Place(h100.RunsOnAt))
+	assert.Equal(t, "    - name: stage-c-8-gpu-h100", lines[h100.At.Line-1], "the suite's entry")
+	assert.Equal(t, Pos{Line: h100.At.Line, Col: 7, BuiltIn: true}, h100.At)
 
 	c, err := Parse("ci.yaml", []byte("extends: default\nsuites:\n  cuda:\n    - name: stage-y\n      shards: 1\n      runs_on: [b200]\n    - name: stage-z\n"))
 	require.NoError(t, err)
@@ -719,6 +722,8 @@ func TestParse_SuitesRecordWhereTheirRunsOnStands(t *testing.T) {
 	assert.Equal(t, "ci.yaml", c.Place(y.RunsOnAt))
 	z, _ := c.Suite("stage-z")
 	assert.Equal(t, Pos{Line: 7, Col: 7}, z.RunsOnAt, "no runs_on: the suite entry")
+	assert.Equal(t, Pos{Line: 4, Col: 7}, y.At)
+	assert.Equal(t, Pos{Line: 7, Col: 7}, z.At)
 	kept, _ := c.Suite("stage-c-8-gpu-h100")
 	assert.Equal(t, h100.RunsOnAt, kept.RunsOnAt)
 	assert.Equal(t, BuiltInPath, c.Place(kept.RunsOnAt))

@@ -947,7 +947,8 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if err != nil {
 		return Suite{}, err
 	}
-	s := Suite{Backend: b, Shards: 1, RunsOnAt: Pos{Line: n.Line, Col: n.Column, BuiltIn: p.builtIn[n] || p.file == "default"}}
+	at := Pos{Line: n.Line, Col: n.Column, BuiltIn: p.builtIn[n] || p.file == "default"}
+	s := Suite{Backend: b, Shards: 1, RunsOnAt: at, At: at}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Value == "runs_on" {
 			s.RunsOnAt.Line, s.RunsOnAt.Col = k.Line, k.Column

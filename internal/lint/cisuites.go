@@ -32,7 +32,7 @@ const ciSuitesName = "CI_SUITES"
 const ciSuitesEnum = "HWBackend"
 
 // maxRunSuiteSize bounds what lint reads of the runner, as of a workflow.
-const maxRunSuiteSize = maxWorkflowSize
+const maxRunSuiteSize = MaxWorkflowSize
 
 // readRunSuite reads the runner below root: its text, nil when there is
 // none (no file and no link), or a finding saying why it cannot be read.

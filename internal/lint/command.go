@@ -109,6 +109,21 @@ var (
 	assignmentWord = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 )
 
+// readInvocations finds the entry points the job calls: in its
+// reusable-workflow call's with.execute_command and in its steps' run:
+// scripts, in that order.
+func (j *job) readInvocations() {
+	j.invocations = nil
+	_, cmd := j.get("with", "execute_command")
+	j.invocations = append(j.invocations, j.wf.findInvocations(cmd)...)
+	if _, steps := j.get("steps"); steps != nil && steps.Kind == yaml.SequenceNode {
+		for _, st := range steps.Content {
+			_, run := lookup(deref(st), "run")
+			j.invocations = append(j.invocations, j.wf.findInvocations(run)...)
+		}
+	}
+}
+
 // findInvocations returns the miles-ci entry points the script in the
 // scalar node n calls, with every word placed in the file.
 func (wf *workflow) findInvocations(n *yaml.Node) []*invocation {
@@ -131,18 +146,36 @@ func (wf *workflow) findInvocations(n *yaml.Node) []*invocation {
 	return out
 }
 
+// printers are the commands whose words are text they print or test,
+// never a command they run: `echo miles-ci run` only mentions the runner.
+var printers = map[string]bool{"echo": true, "printf": true, ":": true, "true": true, "false": true, "test": true, "[": true, "[[": true}
+
 // classify recognises a command that calls a miles-ci entry point, in its
-// Python form or its miles-ci form, after any leading VAR=value words.
+// Python form or its miles-ci form, after any leading VAR=value words and
+// any wrapper that runs it (`timeout 3600 …`, `docker exec ctr …`, `bash
+// amd_ci_exec.sh -w /root/miles …`): the first word that starts an entry
+// point starts it.
 func classify(words []word) *invocation {
 	i := 0
 	for i < len(words) && (assignmentWord.MatchString(words[i].text) || words[i].text == "exec") {
 		i++
 	}
-	if i >= len(words) {
+	if i >= len(words) || printers[path.Base(words[i].text)] {
 		return nil
 	}
-	prog := path.Base(words[i].text)
-	rest := words[i+1:]
+	for k := i; k < len(words); k++ {
+		if inv := classifyAt(words, k); inv != nil {
+			return inv
+		}
+	}
+	return nil
+}
+
+// classifyAt recognises an entry point whose program is words[k]; the
+// invocation holds the whole command.
+func classifyAt(words []word, k int) *invocation {
+	prog := path.Base(words[k].text)
+	rest := words[k+1:]
 	switch {
 	case pythonName.MatchString(prog):
 		// Interpreter options (-u, -S, -X dev, …) may come before the

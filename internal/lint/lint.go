@@ -1,7 +1,9 @@
 // Package lint checks a repository's GitHub Actions workflows against the
 // miles-ci configuration (the roster of suites) and the test files'
 // registrations: every suite has exactly one stage job, wired the way the
-// roster says, and every registration lands in a job.
+// roster says, and every registration lands in a job. Given them, it also
+// checks the live fleet of runners and the workflows of other
+// repositories that run the roster's external suites.
 package lint
 
 import (
@@ -47,6 +49,13 @@ const (
 	RuleRunners        = "runners"
 	RuleRunnersOffline = "runners-offline"
 	RuleRunnerWaves    = "runner-waves"
+	// The rules of lint --external, on another repository's workflow
+	// that runs the roster's external suites.
+	RuleExternalMissing = "external-missing"
+	RuleExternalUnknown = "external-unknown"
+	RuleExternalOwned   = "external-owned"
+	RuleExternalHW      = "external-hw"
+	RuleExternalEmpty   = "external-empty"
 )
 
 // Finding is one problem at a place in a file.
@@ -77,6 +86,11 @@ type Options struct {
 	// suite's runs_on, and the labels each stage job lands on, must be
 	// carried whole by online runners enough for its shards.
 	Fleet *Fleet
+	// External, when not empty, are the workflows of other repositories
+	// that run the roster's external suites, as one fleet: each external
+	// suite must be run by one of their jobs, with its backend's --hw,
+	// and no other suite may be.
+	External []*External
 }
 
 // Run reads the workflows below root and checks them against the
@@ -93,7 +107,10 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet}
+	for _, ext := range opts.External {
+		findings = append(findings, ext.findings...)
+	}
+	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet, external: opts.External}
 	c.check()
 	switch src, problem := readRunSuite(root); {
 	case problem != nil:

@@ -30,11 +30,17 @@ func copyTree(t *testing.T, src string) string {
 // configuration and lints its workflows.
 func lintTree(t *testing.T, root string) *Result {
 	t.Helper()
+	return lintWith(t, root, Options{})
+}
+
+// lintWith is lintTree with the optional inputs.
+func lintWith(t *testing.T, root string, opts Options) *Result {
+	t.Helper()
 	cfg, err := config.Load(root, "")
 	require.NoError(t, err)
 	reg, err := registry.Collect(root, cfg)
 	require.NoError(t, err)
-	res, err := Run(root, cfg, reg.Registrations)
+	res, err := RunWith(root, cfg, reg.Registrations, opts)
 	require.NoError(t, err)
 	return res
 }
@@ -180,9 +186,16 @@ func deleteJob(t *testing.T, text, id string) string {
 // lineOf returns the 1-based line of the first at after the first from.
 func lineOf(t *testing.T, text, from, at string) int {
 	t.Helper()
+	return strings.Count(text[:anchorOffset(t, text, from, at)], "\n") + 1
+}
+
+// anchorOffset returns the byte offset of the first at after the first
+// from.
+func anchorOffset(t *testing.T, text, from, at string) int {
+	t.Helper()
 	a := strings.Index(text, from)
 	require.GreaterOrEqual(t, a, 0, "%q", from)
 	k := strings.Index(text[a:], at)
 	require.GreaterOrEqual(t, k, 0, "%q after %q", at, from)
-	return strings.Count(text[:a+k], "\n") + 1
+	return a + k
 }

@@ -64,20 +64,7 @@ func (c *checker) checkRoster() {
 // on the workflow's jobs: key, saying how many registrations never run and
 // where a job for it stands in another workflow, if one does.
 func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun) {
-	regs := 0
-	for _, r := range c.regs {
-		if r.Suite == s.Name {
-			regs++
-		}
-	}
-	msg := "no job runs suite " + s.Name
-	switch regs {
-	case 0:
-	case 1:
-		msg += ", so its registration never runs"
-	default:
-		msg += fmt.Sprintf(", so its %d registrations never run", regs)
-	}
+	msg := "no job runs suite " + s.Name + c.neverRuns(s.Name)
 	msg += fmt.Sprintf(": add a job %s running miles-ci run --hw %s --suite %s", s.Name, s.Backend, s.Name)
 	if len(elsewhere) > 0 {
 		r := elsewhere[0]
@@ -93,6 +80,24 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 	default:
 		c.atNode(wf, keyOr(wf.jobsKey, wf.root), RuleMissingJob, "%s", msg)
 	}
+}
+
+// neverRuns is ", so its N registrations never run" for the suite no job
+// runs, or "" when nothing is registered in it.
+func (c *checker) neverRuns(suite string) string {
+	regs := 0
+	for _, r := range c.regs {
+		if r.Suite == suite {
+			regs++
+		}
+	}
+	switch regs {
+	case 0:
+		return ""
+	case 1:
+		return ", so its registration never runs"
+	}
+	return fmt.Sprintf(", so its %d registrations never run", regs)
 }
 
 // checkRegistrations: a registration that reaches no job never runs.

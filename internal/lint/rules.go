@@ -26,6 +26,9 @@ type checker struct {
 	// fleet, when not nil, is the live fleet the runs_on sets must find
 	// runners in (lint --runners).
 	fleet *Fleet
+	// external are the other repositories' workflows that run the
+	// roster's external suites (lint --external).
+	external []*External
 
 	// runs lists, per suite, the stage jobs that run it, in file order.
 	runs map[string][]stageRun
@@ -62,12 +65,17 @@ func (c *checker) atWord(j *job, inv *invocation, w word, rule, format string, a
 
 // wordFinding is atWord at any severity.
 func (c *checker) wordFinding(j *job, inv *invocation, w word, sev Severity, rule, format string, args ...any) {
+	line, col := inv.place(w)
+	c.add(j.wf, line, col, sev, rule, format, args...)
+}
+
+// place is where a word of the command stands in the file, or where the
+// command does when the word could not be placed.
+func (inv *invocation) place(w word) (int, int) {
 	if w.line == 0 {
-		line, col := at(inv.node)
-		c.add(j.wf, line, col, sev, rule, format, args...)
-		return
+		return at(inv.node)
 	}
-	c.add(j.wf, w.line, w.col, sev, rule, format, args...)
+	return w.line, w.col
 }
 
 // keyOr returns the first non-nil node, for "this key's line, else the
@@ -95,14 +103,7 @@ func (c *checker) check() {
 		}
 		var policyJobs []string
 		for _, j := range wf.jobs {
-			_, cmd := j.get("with", "execute_command")
-			j.invocations = append(j.invocations, wf.findInvocations(cmd)...)
-			if _, steps := j.get("steps"); steps != nil && steps.Kind == yaml.SequenceNode {
-				for _, st := range steps.Content {
-					_, run := lookup(deref(st), "run")
-					j.invocations = append(j.invocations, wf.findInvocations(run)...)
-				}
-			}
+			j.readInvocations()
 			for _, inv := range j.invocations {
 				if inv.kind == resolvePolicy {
 					policyJobs = append(policyJobs, j.id)
@@ -120,6 +121,7 @@ func (c *checker) check() {
 	c.checkRoster()
 	c.checkFleet()
 	c.checkRegistrations()
+	c.checkExternal()
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the

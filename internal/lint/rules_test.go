@@ -185,6 +185,11 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 			pr + "27:58: warning: --auto-partition-size is given again later in the command (--auto-partition-size 2) and the runner keeps the last, so this --auto-partition-size 3 is ignored: give --auto-partition-size once [repeated-flag]",
 			pr + "28:11: warning: --labels is given again later in the command (--labels ${{ needs.policy.outputs.raw_labels }}) and the runner keeps the last, so this --labels a b is ignored: give --labels once [repeated-flag]",
 		}},
+		// A wrapper that runs the runner (here a time limit) leaves it a
+		// stage job: before wrappers were read, its wrong --hw passed.
+		{"hw through a wrapper", edit("miles-ci run --hw cpu --suite unit", "timeout 600 miles-ci run --hw cuda --suite unit"), []string{
+			pr + "14:41: error: --hw is 'cuda' but suite unit is a cpu suite in the roster (.miles-ci.yaml): write --hw cpu [hw]",
+		}},
 		{"hw given with =", edit("--hw=cuda", "--hw=rocm"), []string{
 			pr + "26:41: error: --hw is 'rocm' but suite gpu is a cuda suite in the roster (.miles-ci.yaml): write --hw cuda [hw]",
 		}},

@@ -10,9 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/registry"
 )
 
 // fleetFile is a hand-written listing in the shape `gh api --paginate
@@ -42,13 +39,7 @@ func without(f *Fleet, prefix string) *Fleet {
 
 func lintFleet(t *testing.T, root string, fleet *Fleet) *Result {
 	t.Helper()
-	cfg, err := config.Load(root, "")
-	require.NoError(t, err)
-	reg, err := registry.Collect(root, cfg)
-	require.NoError(t, err)
-	res, err := RunWith(root, cfg, reg.Registrations, Options{Fleet: fleet})
-	require.NoError(t, err)
-	return res
+	return lintWith(t, root, Options{Fleet: fleet})
 }
 
 func TestFleet_ReadsThePagesGhPrints(t *testing.T) {

@@ -72,6 +72,11 @@ func TestClassify_KnowsEveryFormOfTheEntryPoints(t *testing.T) {
 		"python -m tests.ci.ci_policy":                       resolvePolicy,
 		"python3 tests/ci/ci_policy.py":                      resolvePolicy,
 		"miles-ci policy --explain":                          resolvePolicy,
+		// A wrapper that runs the entry point: in a container, under a
+		// time limit.
+		"bash ci/exec_in_container.sh -w /root/miles python3 tests/ci/run_suite.py --hw rocm": runSuite,
+		"timeout 3600 miles-ci run --hw cpu":                                                  runSuite,
+		"sudo -E env A=1 python -m tests.ci.ci_policy":                                        resolvePolicy,
 	}
 	for script, want := range cases {
 		cmds := splitScript(script)
@@ -81,7 +86,8 @@ func TestClassify_KnowsEveryFormOfTheEntryPoints(t *testing.T) {
 			assert.Equal(t, want, inv.kind, script)
 		}
 	}
-	for _, script := range []string{"python3 tests/e2e/test_x.py", "miles-ci suites", "echo miles-ci run", "python -m pytest", "miles-ci", "python"} {
+	for _, script := range []string{"python3 tests/e2e/test_x.py", "miles-ci suites", "echo miles-ci run", "python -m pytest", "miles-ci", "python",
+		"printf '%s' python tests/ci/run_suite.py", "X=1 echo miles-ci run --hw cpu", "test -f miles-ci run", "docker exec ctr python3 tests/e2e/test_x.py"} {
 		assert.Nil(t, classify(splitScript(script)[0]), script)
 	}
 }

@@ -80,13 +80,26 @@ func (inv *invocation) showFlag(i int, name string) string {
 // checkHW: the command's --hw is the suite's backend.
 func (c *checker) checkHW(j *job, inv *invocation, s config.Suite) {
 	hw, ok := inv.value("--hw")
-	switch {
-	case !ok:
-		c.atWord(j, inv, inv.first(), RuleHW, "the command has no --hw; suite %s runs on %s: add --hw %s", s.Name, s.Backend, s.Backend)
-	case hw.text != string(s.Backend):
-		c.atWord(j, inv, hw, RuleHW, "--hw is %s but suite %s is a %s suite in the roster (%s): write --hw %s",
-			pyfmt.Repr(hw.text), s.Name, s.Backend, c.cfg.Origin(), s.Backend)
+	at := hw
+	if !ok {
+		at = inv.first()
 	}
+	if msg := c.hwProblem(hw.text, ok, s); msg != "" {
+		c.atWord(j, inv, at, RuleHW, "%s", msg)
+	}
+}
+
+// hwProblem says what is wrong with a command's --hw (given or not) for
+// suite s, or "" when it is the suite's backend.
+func (c *checker) hwProblem(hw string, given bool, s config.Suite) string {
+	switch {
+	case !given:
+		return fmt.Sprintf("the command has no --hw; suite %s runs on %s: add --hw %s", s.Name, s.Backend, s.Backend)
+	case hw != string(s.Backend):
+		return fmt.Sprintf("--hw is %s but suite %s is a %s suite in the roster (%s): write --hw %s",
+			pyfmt.Repr(hw), s.Name, s.Backend, c.cfg.Origin(), s.Backend)
+	}
+	return ""
 }
 
 // checkShardFlags: the command's partition flags must split the suite into

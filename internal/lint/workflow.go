@@ -86,15 +86,15 @@ func readWorkflows(root string) ([]*workflow, []Finding, error) {
 	return wfs, findings, nil
 }
 
-// maxWorkflowSize bounds what lint reads of one workflow file: far beyond
+// MaxWorkflowSize bounds what lint reads of one workflow file: far beyond
 // any hand-written workflow, and small enough to keep memory bounded.
-const maxWorkflowSize = 4 << 20
+const MaxWorkflowSize = 4 << 20
 
-// readWorkflowFile reads a regular file of at most maxWorkflowSize bytes,
+// readWorkflowFile reads a regular file of at most MaxWorkflowSize bytes,
 // following a symbolic link; anything else (a directory, a FIFO, which is
 // never waited on, a broken link) is a problem to report.
 func readWorkflowFile(p string) ([]byte, string) {
-	data, err := fsutil.ReadRegular(p, maxWorkflowSize)
+	data, err := fsutil.ReadRegular(p, MaxWorkflowSize)
 	if err != nil {
 		return nil, fmt.Sprintf("cannot read the workflow: %v", fsutil.StripPath(err))
 	}
