@@ -26,6 +26,14 @@ var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite
 // never depends on one.
 var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", "complete", "textfmt"}
 
+// support are the other packages: formats, file handling and helpers that
+// both sides use (argparse, pyfmt, report, fsutil), the reference text
+// (docs), the /rerun-test resolution (filerun, which reads the tree and
+// writes outputs as file_run.py does) and the tests' own helpers. Every
+// package of internal/ is in exactly one of the three lists, so a new one
+// is placed on purpose.
+var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "pyfmt", "report", "suggest", "testutil", "treegen"}
+
 // goPackage is what the architecture tests read of one package: its
 // imports within the module (tests excluded) and its exported top-level
 // functions.
@@ -142,5 +150,23 @@ func TestArchitecture_ImportsPointOneWay(t *testing.T) {
 		if name != "cmd/miles-ci" {
 			assert.NotContains(t, p.imports, "internal/cli", "%s imports the command package", name)
 		}
+	}
+}
+
+func TestArchitecture_EveryPackageIsPlaced(t *testing.T) {
+	pkgs := readPackages(t)
+	placed := map[string]int{}
+	for _, list := range [][]string{deciding, output, support} {
+		for _, name := range list {
+			placed["internal/"+name]++
+		}
+	}
+	for name := range pkgs {
+		if strings.HasPrefix(name, "internal/") && strings.Count(name, "/") == 1 {
+			assert.Equal(t, 1, placed[name], "%s must be in exactly one of deciding, output and support", name)
+		}
+	}
+	for name := range placed {
+		assert.Contains(t, pkgs, name, "%s is listed but is gone", name)
 	}
 }

@@ -85,21 +85,14 @@ func Resolve(cfg *config.Config, req Request) (*Job, error) {
 // registered file: file_run.py matches the path exactly, and so does
 // Find, so this only says what to ask for.
 func registeredAs(root, file string, regs []registry.Registration) string {
-	p := filepath.Clean(file)
-	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || !filepath.IsLocal(rel) {
-			resolved, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				return ""
-			}
-			if rel, err = filepath.Rel(root, resolved); err != nil || !filepath.IsLocal(rel) {
-				return ""
-			}
+	p := filepath.ToSlash(filepath.Clean(file))
+	if filepath.IsAbs(file) {
+		rel, ok := belowRoot(root, filepath.Clean(file))
+		if !ok {
+			return ""
 		}
 		p = rel
 	}
-	p = filepath.ToSlash(p)
 	if p == file {
 		return ""
 	}
