@@ -362,13 +362,8 @@ func shardMatrices(cfg *config.Config, wf policy.Workflow, pullRequest bool, reg
 		}
 		t = &suite.Timings{Path: timingsPath, Seconds: measured}
 	}
-	if !pullRequest {
-		return suite.Matrices(cfg, nil, policy.Policy{}, t, false)
-	}
-	// The test jobs get --cadence and --labels from this job's outputs.
-	pol, _, err := policy.ForRun(cfg, wf.Cadence, wf.RawLabels, false)
-	if err != nil {
-		return nil, err
-	}
-	return suite.Matrices(cfg, regs, pol, t, true)
+	// The test jobs get --cadence and --labels from this job's outputs and
+	// resolve them with policy.ForRun, which gives the policy resolved here
+	// (a repeated label counts once in both): it is resolved once.
+	return suite.Matrices(cfg, regs, wf.Policy, t, pullRequest)
 }

@@ -219,3 +219,28 @@ func TestUnknownLabels_NameTheClosestKnownLabel(t *testing.T) {
 			strings.Join(sorted(cfg.KnownLabels()), ", ") + ")",
 	}, got, "known labels, broad scopes and unprefixed entries (Strip warns about those) get no warning")
 }
+
+// The policy job computes the shard matrices with its workflow's policy;
+// each test job resolves the same cadence and labels again with ForRun.
+// They must agree, repeated labels included, or a matrix would list shards
+// the test jobs split otherwise.
+func TestForRun_AgreesWithTheWorkflowsPolicy(t *testing.T) {
+	cfg := config.Default()
+	for _, tc := range []struct {
+		cadence string
+		raw     []string
+	}{
+		{"regular", nil},
+		{"regular", []string{"run-ci-megatron", "run-ci-megatron", "run-ci-fsdp"}},
+		{"regular", []string{"run-ci-all", "run-ci-nosuch"}},
+		{"regular", []string{"run-ci-image", "run-ci-fsdp", "run-ci-image"}},
+		{"nightly", []string{"run-ci-nightly", "run-ci-long"}},
+		{"weekly", nil},
+	} {
+		want, _, err := Resolve(cfg, tc.cadence, tc.raw)
+		require.NoError(t, err)
+		got, _, err := ForRun(cfg, tc.cadence, tc.raw, false)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "%s %v", tc.cadence, tc.raw)
+	}
+}
