@@ -170,3 +170,37 @@ func TestRunExpectPlan_AJobThatSeesAnotherTreeStopsWithExitFour(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--expect-plan checks the plan of a shard")
 }
+
+// TestPartition_ShowsTheCountAPullRequestBooksForATargetMinutesSuite: a
+// suite with a target_minutes splits on a pull request into the fewest
+// shards that fit, and partition, with neither --size nor --id, shows that
+// split and says so; --id keeps the roster's count.
+func TestPartition_ShowsTheCountAPullRequestBooksForATargetMinutesSuite(t *testing.T) {
+	root := matrixRepo(t)
+	testutil.WriteFile(t, root, ".miles-ci.yaml", `extends: default
+suites:
+  cuda:
+    - name: stage-c-4-gpu-h200
+      runs_on: [h200, 4gpu]
+      shards: 3
+      target_minutes: 15
+      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]
+`)
+	env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-all"]`}
+	booked := policyMatrix(t, root, env)["stage-c-4-gpu-h200"]
+	require.NotEmpty(t, booked)
+	require.Equal(t, 2, booked[0].Size, "600 s, 300 s and 90 s fit 15 minutes in two shards")
+
+	code, out, errOut := miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "in 2 shard(s)\n")
+	assert.Contains(t, out, "Sized for target_minutes 15.0: the fewest of at most 3 shard(s) whose longest fits")
+
+	code, out, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels", "--json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"size":2,"target_minutes":15,`)
+
+	code, out, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels", "--id", "2")
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "Sized for")
+}

@@ -108,7 +108,13 @@ func (o *PartitionOptions) validate() error {
 }
 
 func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
-	in := suite.Inputs{Shards: suite.SuiteShards, ID: suite.AllShards}
+	// With neither --size nor --id, a suite with a target_minutes shows
+	// the count a pull request books (policy --shard-matrix); the roster's
+	// count otherwise.
+	in := suite.Inputs{Shards: suite.SizedShards, ID: suite.AllShards}
+	if opts.IDSet {
+		in.Shards = suite.SuiteShards
+	}
 	if opts.SizeSet {
 		in.Shards = opts.Size
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
-	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // Entry is one shard job of a stage's GitHub Actions matrix: the flags
@@ -141,28 +140,13 @@ func Matrices(cfg *config.Config, regs []registry.Registration, pol policy.Polic
 	return out, nil
 }
 
-// sized is the plan of every shard of s under pol. A suite with a
-// target_minutes splits into the fewest shards, at most its roster count,
-// whose longest shard (on the measured seconds where t has them, else
-// est_time) takes at most that long; fewer runners then work longer.
+// sized is the plan of every shard of s under pol, split into the count a
+// pull request books (see SizedShards): for a suite with a target_minutes,
+// the fewest shards, at most its roster count, whose longest shard (on the
+// measured seconds where t has them, else est_time) takes at most that
+// long; fewer runners then work longer.
 func sized(cfg *config.Config, regs []registry.Registration, s config.Suite, pol policy.Policy, t *Timings) (*Plan, error) {
-	in := Inputs{Suite: s.Name, Policy: pol, Shards: SuiteShards, ID: AllShards, Timings: t}
-	if s.TargetMinutes <= 0 {
-		return Select(cfg, regs, in)
-	}
-	// The whole suite's enabled tests, which every count splits.
-	whole := in
-	whole.Shards, whole.Timings = 0, nil
-	all, err := Select(cfg, regs, whole)
-	if err != nil {
-		return nil, err
-	}
-	var measured timings.Timings
-	if t != nil {
-		measured = t.Seconds
-	}
-	in.Shards = shard.Fewest(all.Enabled, max(s.Shards, 1), measured, s.TargetMinutes*60)
-	return Select(cfg, regs, in)
+	return Select(cfg, regs, Inputs{Suite: s.Name, Policy: pol, Shards: SizedShards, ID: AllShards, Timings: t})
 }
 
 // Longest is the seconds of p's longest shard: measured where p was split

@@ -24,6 +24,11 @@ import (
 // SuiteShards asks for the suite's configured shard count (Inputs.Shards).
 const SuiteShards = -1
 
+// SizedShards asks for the count a pull request's shard_matrix books: the
+// fewest shards whose longest fits the suite's target_minutes, for a suite
+// that sets one (see shard.Fewest), else its configured count.
+const SizedShards = -2
+
 // AllShards asks for every shard (Inputs.ID).
 const AllShards = -1
 
@@ -38,7 +43,8 @@ type Inputs struct {
 	// continues when the policy bypasses fast-fail.
 	ContinueOnError bool
 	// Shards is the number of shards: 0 leaves the suite whole, SuiteShards
-	// takes the suite's configured count.
+	// takes the suite's configured count, SizedShards the count a pull
+	// request books.
 	Shards int
 	// ID is the one shard wanted, or AllShards.
 	ID int
@@ -81,6 +87,9 @@ type Plan struct {
 	// enabled ones), or, for a rerun, the suite's tests that the earlier
 	// report does not show passed.
 	Tests []registry.Registration
+	// Sized is set when the count came from the suite's target_minutes
+	// (Inputs.Shards was SizedShards and the suite sets one).
+	Sized bool
 	// Digest is the plan of the whole split (see Pruned and CheckDigest),
 	// "" for a whole suite.
 	Digest string
@@ -164,8 +173,17 @@ func Select(cfg *config.Config, regs []registry.Registration, in Inputs) (*Plan,
 	p.Tests = p.Enabled
 
 	p.Size = in.Shards
-	if p.Size == SuiteShards {
-		p.Size = max(s.Shards, 1)
+	if p.Size == SizedShards && s.TargetMinutes > 0 {
+		var measured timings.Timings
+		if in.Timings != nil {
+			measured = in.Timings.Seconds
+		}
+		p.Size, p.Sized = shard.Fewest(p.Enabled, max(s.Shards, 1), measured, s.TargetMinutes*60), true
+	}
+	if in.Shards == SuiteShards || in.Shards == SizedShards {
+		if !p.Sized {
+			p.Size = max(s.Shards, 1)
+		}
 		if in.ID >= p.Size {
 			return nil, &IDError{ID: in.ID, Size: p.Size}
 		}

@@ -215,16 +215,22 @@ type jsonShard struct {
 }
 
 type jsonView struct {
-	Suite  string      `json:"suite"`
-	Size   int         `json:"size"`
-	Basis  *jsonBasis  `json:"basis,omitempty"`
-	Shards []jsonShard `json:"shards"`
+	Suite string `json:"suite"`
+	Size  int    `json:"size"`
+	// TargetMinutes is set when Size is the count a pull request books
+	// for the suite's target_minutes.
+	TargetMinutes float64     `json:"target_minutes,omitempty"`
+	Basis         *jsonBasis  `json:"basis,omitempty"`
+	Shards        []jsonShard `json:"shards"`
 }
 
 // PartitionJSON writes the shards of p as the JSON document of
 // `partition --json`.
 func PartitionJSON(w io.Writer, v *suite.Plan) error {
 	doc := jsonView{Suite: v.Suite.Name, Size: v.Size, Basis: basisJSON(v.Basis), Shards: make([]jsonShard, len(v.Shards))}
+	if v.Sized {
+		doc.TargetMinutes = v.Suite.TargetMinutes
+	}
 	for i, s := range v.Shards {
 		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: pyfmt.JSONFloat(s.EstTotal), Tests: jsonRegs(s.Tests)}
 		if v.Basis != nil {
@@ -298,6 +304,10 @@ func Partition(w io.Writer, v *suite.Plan) error {
 	}
 	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
 		v.Suite.Name, v.Backend, est.Tests, tenths(est.Total), v.Size)
+	if v.Sized {
+		fmt.Fprintf(&b, "Sized for target_minutes %s: the fewest of at most %d shard(s) whose longest fits, as a pull request's shard_matrix books them (a schedule books all %d)\n",
+			pyfmt.Float(v.Suite.TargetMinutes), max(v.Suite.Shards, 1), max(v.Suite.Shards, 1))
+	}
 	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
 	if v.Basis != nil {
 		fmt.Fprintf(&b, "%s\n", basisLine(v.Basis))
