@@ -460,6 +460,18 @@ func TestInstallSteps_InstallTheBuildAndRefuseADamagedOne(t *testing.T) {
 		assert.Contains(t, out, "not the "+env["MILES_CI_SHA256_"+strings.ToUpper(runtime.GOARCH)]+" this step pins")
 	})
 
+	t.Run("release step pasted with its pins unfilled refuses before downloading", func(t *testing.T) {
+		srv := serveRelease(t, dist)
+		env := releaseEnv(t, d, srv)
+		key := "MILES_CI_SHA256_" + strings.ToUpper(runtime.GOARCH)
+		env[key] = d.releaseStep.Env[key] // the docs' own text, as pasted
+		require.NotRegexp(t, `^[0-9a-f]{64}$`, env[key])
+		j := newJob(t)
+		out, code := runStep(t, d.releaseStep, j, withCurl, env)
+		assertNothingInstalled(t, j, out, code, "pin of this step is not a sha256")
+		assert.Equal(t, 0, srv.count(), "nothing downloaded")
+	})
+
 	t.Run("release step refuses a version the server does not have", func(t *testing.T) {
 		srv := serveRelease(t, dist)
 		env := releaseEnv(t, d, srv)
