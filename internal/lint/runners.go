@@ -80,7 +80,7 @@ func maxParallel(j *job, s config.Suite) int {
 func (c *checker) fleetVerdict(s config.Suite, labels []string, parallel int, what string) (Severity, string, string) {
 	allHosted := true
 	for _, l := range labels {
-		allHosted = allHosted && hosted(l)
+		allHosted = allHosted && c.fleet.hosted(l)
 	}
 	if allHosted {
 		return "", "", ""
