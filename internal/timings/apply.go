@@ -115,8 +115,9 @@ func (th Threshold) Drifted(declared, measured float64) bool {
 // Round is the est_time apply writes for a measured time: the seconds
 // rounded up to two significant digits, and to a whole number of at least
 // 1 (7.2 → 8, 187 → 190, 1234 → 1300, 12345 → 13000), the kind of value
-// a person writes. Up, so that the per-file timeout (1.25 × est_time when
-// that is above --timeout-per-file) stays above the measured time.
+// a person writes; for the seconds a timings file holds (at most
+// MaxSeconds) it is at most 3,100,000. Up, so that the time limit the
+// value earns (registry.TimeLimit) stays above the measured time.
 func Round(seconds float64) int64 {
 	if seconds <= 1 || math.IsNaN(seconds) {
 		return 1
