@@ -170,3 +170,33 @@ func TestArchitecture_EveryPackageIsPlaced(t *testing.T) {
 		assert.Contains(t, pkgs, name, "%s is listed but is gone", name)
 	}
 }
+
+// The timeout rule (a file may run 1.25 times its est_time) has one home,
+// registry.TimeLimit: no other package writes the factor down.
+func TestArchitecture_OneHomeForTheTimeoutRule(t *testing.T) {
+	top, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	var where []string
+	fset := token.NewFileSet()
+	require.NoError(t, filepath.WalkDir(filepath.Join(top, "internal"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.FLOAT {
+				if v, err := strconv.ParseFloat(lit.Value, 64); err == nil && v == 1.25 {
+					rel, _ := filepath.Rel(top, fset.Position(lit.Pos()).String())
+					where = append(where, rel)
+				}
+			}
+			return true
+		})
+		return nil
+	}))
+	require.Len(t, where, 1, "the factor 1.25 is written in %v", where)
+	assert.Contains(t, where[0], filepath.Join("internal", "registry", "timeout.go"))
+}

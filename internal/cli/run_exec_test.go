@@ -118,7 +118,8 @@ func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
 	assert.Equal(t, 3, *rep.Files[0].ExitCode)
 
 	var timings struct {
-		Timings map[string]float64 `json:"timings"`
+		Timings    map[string]float64           `json:"timings"`
+		MeasuredIn map[string]map[string]string `json:"measured_in"`
 	}
 	data, err = os.ReadFile(opts.TimingsOut)
 	require.NoError(t, err)
@@ -126,6 +127,9 @@ func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
 	assert.Contains(t, timings.Timings, "other/shard.py", "merged into the existing file")
 	assert.Contains(t, timings.Timings, "t/ok.py")
 	assert.NotContains(t, timings.Timings, "t/a|b.py", "failed files have no timing")
+	// Each file names the run that measured it, for timings apply; the
+	// file merged into said nothing of its own.
+	assert.Equal(t, map[string]map[string]string{"t/ok.py": {"suite": "s", "backend": "cuda"}}, timings.MeasuredIn)
 
 	junit, err := os.ReadFile(opts.JUnitXML)
 	require.NoError(t, err)

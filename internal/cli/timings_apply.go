@@ -2,21 +2,19 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/registry"
-	"github.com/radixark/miles-ci/internal/runner"
+	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
@@ -24,6 +22,7 @@ import (
 type TimingsApplyOptions struct {
 	Inputs         []string
 	Suite          string
+	HW             string
 	Threshold      string
 	MinRuns        int
 	Check          bool
@@ -31,11 +30,19 @@ type TimingsApplyOptions struct {
 	TimeoutPerFile int
 }
 
+// The defaults of timings apply's flags, which a suggested command leaves
+// out.
+const (
+	applyDefaultThreshold = "25%,60s"
+	applyDefaultMinRuns   = 1
+	applyDefaultTimeout   = 1800
+)
+
 // newCmdTimingsApply builds `miles-ci timings apply`.
 func newCmdTimingsApply(f *Factory) *cobra.Command {
 	opts := &TimingsApplyOptions{}
 	cmd := &cobra.Command{
-		Use:   "apply FILE... [--suite S] [--check | --diff]",
+		Use:   "apply FILE... [--suite S | --hw HW] [--check | --diff]",
 		Short: "Rewrite the est_time of register calls from measured timings",
 		Long: `Rewrite the est_time literal of each measured test file's register call
 from the timings files of one or more runs (see "miles-ci help reports"). The
@@ -43,10 +50,13 @@ figure of a file is the median of its runs; a file measured in fewer than
 --min-runs runs is left alone. A value changes when the measured time is off
 by more than both parts of --threshold, and becomes the measured time rounded
 up to two significant digits. Only the literal changes; every other byte of the
-file stays. --check changes nothing and exits 1 listing each drifted call;
---diff prints a unified diff and changes nothing.`,
+file stays. The calls that change are those of the suite that measured the
+file, which timings written by run --timings-out name; for older timings,
+--hw or --suite says which calls the seconds belong to. Only registered test
+files below the root are written. --check changes nothing and exits 1
+listing each drifted call; --diff prints a unified diff and changes nothing.`,
 		Example: `  miles-ci timings apply timings.json
-  miles-ci timings apply --suite stage-c-8-gpu-h100 --min-runs 3 run1.json run2.json run3.json
+  miles-ci timings apply --hw cuda --min-runs 3 run1.json run2.json run3.json
   miles-ci timings apply --check nightly/*.json`,
 		Args: needInputs("one or more timings files, as run --timings-out or timings merge writes them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,16 +65,18 @@ file stays. --check changes nothing and exits 1 listing each drifted call;
 		},
 	}
 	fl := cmd.Flags()
-	flagkind.String(fl, &opts.Suite, "suite", "", "the timings measured this `SUITE`: only its register calls change", flagkind.Choice)
+	flagkind.String(fl, &opts.Suite, "suite", "", "timings that do not name their suite measured this `SUITE`: only its register calls change", flagkind.Choice)
+	flagkind.Set(fl.VarPF(&argparse.Choice{Flag: "--hw", Target: &opts.HW, Choices: []string{"cpu", "cuda", "rocm"}}, "hw", "",
+		"timings that do not name their suite were measured on `HW` runners (cpu, cuda or rocm): only that backend's register calls change"), flagkind.Choice)
 	flagkind.String(fl, &opts.Threshold, "threshold", "", "change a value only when the measured time is off by more than `PCT%,SECONDSs` (both)", flagkind.Text)
-	opts.Threshold = "25%,60s"
+	opts.Threshold = applyDefaultThreshold
 	fl.Lookup("threshold").DefValue = opts.Threshold
 	flagkind.Set(fl.VarPF(intValue{&opts.MinRuns}, "min-runs", "", "leave alone a file measured in fewer than `N` runs"), flagkind.Number)
-	opts.MinRuns = 1
-	fl.Lookup("min-runs").DefValue = "1"
+	opts.MinRuns = applyDefaultMinRuns
+	fl.Lookup("min-runs").DefValue = strconv.Itoa(applyDefaultMinRuns)
 	flagkind.Set(fl.VarPF(intValue{&opts.TimeoutPerFile}, "timeout-per-file", "", "the runs' per-file time limit in `SECONDS`, for the 80% warning"), flagkind.Number)
-	opts.TimeoutPerFile = 1800
-	fl.Lookup("timeout-per-file").DefValue = "1800"
+	opts.TimeoutPerFile = applyDefaultTimeout
+	fl.Lookup("timeout-per-file").DefValue = strconv.Itoa(applyDefaultTimeout)
 	fl.BoolVar(&opts.Check, "check", false, "change nothing; exit 1 listing each drifted est_time")
 	fl.BoolVar(&opts.Diff, "diff", false, "print a unified diff of the changes instead of writing them")
 	return cmd
@@ -84,10 +96,9 @@ func (v intValue) Set(s string) error {
 	return nil
 }
 
-// timeoutWarnShare is the share of its effective time limit above which a
-// measured file gets a warning: a runner that much slower kills it.
-const timeoutWarnShare = 0.8
-
+// timingsApplyRun is the edges of timings apply: it reads the timings
+// files, the registry's file list and each measured file, prints what
+// package timings decides, and writes the files it changes.
 func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 	th, err := timings.ParseThreshold(opts.Threshold)
 	if err != nil {
@@ -105,127 +116,155 @@ func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 			return usageErrorf("--suite: unknown suite %q", opts.Suite)
 		}
 	}
+	aopts := timings.ApplyOptions{Suite: opts.Suite, Backend: config.Backend(opts.HW), Threshold: th,
+		MinRuns: opts.MinRuns, TimeoutPerFile: opts.TimeoutPerFile, Mode: timings.Write}
+	switch {
+	case opts.Check:
+		aopts.Mode = timings.Check
+	case opts.Diff:
+		aopts.Mode = timings.Diff
+	}
 	m := timings.Measurements{}
 	for _, path := range opts.Inputs {
-		t, err := timings.Read(path)
+		d, err := timings.ReadDocument(path)
 		if err != nil {
 			return err
 		}
-		m.Add(t)
+		m.Add(d)
 	}
+	discovered, err := registry.Discover(f.Root, cfg)
+	if err != nil {
+		return err
+	}
+	registered := make(map[string]bool, len(discovered))
+	for _, file := range discovered {
+		registered[file] = true
+	}
+	apply := timings.NewApply(cfg, aopts, m, registered)
+
 	gha := f.Getenv != nil && f.Getenv("GITHUB_ACTIONS") == "true"
 	annotate := func(level, file string, line int, msg string) {
 		if gha {
 			fmt.Fprintln(f.Out, ghactions.Annotation{Level: level, File: file, Line: line, Title: "est_time", Message: msg}.String())
 		}
 	}
-	warn := func(file string, line int, msg string) {
-		where := file
-		if line > 0 {
-			where += ":" + strconv.Itoa(line)
+	say := func(fd timings.Finding) {
+		where := fd.File
+		if fd.Line > 0 {
+			where += ":" + strconv.Itoa(fd.Line)
 		}
-		fmt.Fprintf(f.ErrOut, "warning: %s: %s\n", where, msg)
-		annotate(ghactions.LevelWarning, file, line, msg)
-	}
-	limits := runner.Limits{TimeoutPerFile: opts.TimeoutPerFile}
-
-	files := make([]string, 0, len(m))
-	for file := range m {
-		files = append(files, file)
-	}
-	slices.Sort(files)
-	var drifted, changedFiles, fewRuns int
-	var failures []string
-	for _, file := range files {
-		runs := m[file]
-		if len(runs) < opts.MinRuns {
-			fewRuns++
-			continue
+		switch fd.Level {
+		case timings.LevelError:
+			fmt.Fprintf(f.ErrOut, "error: %s: %s\n", where, fd.Msg)
+			annotate(ghactions.LevelError, fd.File, fd.Line, fd.Msg)
+		default:
+			fmt.Fprintf(f.ErrOut, "warning: %s: %s\n", where, fd.Msg)
+			annotate(ghactions.LevelWarning, fd.File, fd.Line, fd.Msg)
 		}
-		measured := timings.Median(runs)
-		path := filepath.Join(f.Root, filepath.FromSlash(file))
-		orig, err := fsutil.ReadForRewrite(path, registry.MaxFileSize)
+	}
+	for _, fd := range apply.Skipped {
+		say(fd)
+	}
+	for _, t := range apply.Targets {
+		orig, err := fsutil.ReadForRewriteBelow(f.Root, t.File, registry.MaxFileSize)
 		if err != nil {
-			if !opts.Check && !opts.Diff && !isNotExist(err) {
-				failures = append(failures, fmt.Sprintf("%s: %v", file, err))
-				continue
-			}
-			warn(file, 0, fmt.Sprintf("cannot read it (%v); left alone", err))
+			say(apply.Unreadable(t.File, err))
 			continue
 		}
-		plan, err := timings.Plan(file, orig.Data, cfg, opts.Suite, measured, th)
-		if err != nil {
-			msg := err.Error()
-			line := 0
-			if fe, ok := err.(*registry.FileError); ok {
-				line = fe.Line
-			}
-			warn(file, line, strings.TrimPrefix(msg, file+": ")+"; left alone")
-			continue
+		plan := apply.Plan(t, orig.Data)
+		for _, fd := range plan.Findings {
+			say(fd)
 		}
-		for _, k := range plan.Kept {
-			warn(file, k.Line, k.Reason)
-		}
-		proposed := map[int]int64{}
 		for _, e := range plan.Edits {
-			proposed[e.Line] = e.Proposed
-		}
-		for _, c := range plan.Calls {
-			est := c.EstTime
-			if p, ok := proposed[c.Line]; ok && !opts.Check && !opts.Diff {
-				est = float64(p)
-			}
-			if limit := limits.EffectiveTimeout(est); measured > timeoutWarnShare*float64(limit) {
-				warn(file, c.Line, fmt.Sprintf("measured %ss is %.0f%% of its %ds per-file time limit (est_time %s); a slower runner kills it",
-					secs(measured), 100*measured/float64(limit), limit, secs(est)))
+			msg := fmt.Sprintf("est_time %s drifted: measured %ss (median of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), e.Runs, e.Proposed)
+			switch aopts.Mode {
+			case timings.Check:
+				fmt.Fprintf(f.Out, "%s:%d declared %s measured %s proposed %d\n", t.File, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)
+				annotate(ghactions.LevelError, t.File, e.Line, msg)
+			case timings.Write:
+				fmt.Fprintf(f.Out, "%s:%d est_time %s -> %d (measured %ss)\n", t.File, e.Line, secs(e.Declared), e.Proposed, secs(e.Measured))
+				annotate(ghactions.LevelNotice, t.File, e.Line, msg)
 			}
 		}
-		if len(plan.Edits) == 0 {
+		if plan.Text == nil {
 			continue
 		}
-		drifted += len(plan.Edits)
-		changedFiles++
-		for _, e := range plan.Edits {
-			line := fmt.Sprintf("%s:%d declared %s measured %s proposed %d", file, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)
-			msg := fmt.Sprintf("est_time %s drifted: measured %ss (median of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), len(runs), e.Proposed)
-			switch {
-			case opts.Check:
-				fmt.Fprintln(f.Out, line)
-				annotate(ghactions.LevelError, file, e.Line, msg)
-			case opts.Diff:
-			default:
-				fmt.Fprintf(f.Out, "%s:%d est_time %s -> %d (measured %ss)\n", file, e.Line, secs(e.Declared), e.Proposed, secs(e.Measured))
-				annotate(ghactions.LevelNotice, file, e.Line, msg)
+		switch aopts.Mode {
+		case timings.Diff:
+			fmt.Fprint(f.Out, unifiedDiff(t.File, orig.Data, plan.Text))
+		case timings.Write:
+			if err := fsutil.Rewrite(orig, plan.Text); err != nil {
+				say(apply.WriteFailed(t.File, err))
 			}
 		}
-		data := timings.Rewrite(orig.Data, plan.Edits)
-		if opts.Diff {
-			fmt.Fprint(f.Out, unifiedDiff(file, orig.Data, data))
-		}
-		if opts.Check || opts.Diff {
-			continue
-		}
-		if err := fsutil.Rewrite(orig, data); err != nil {
-			failures = append(failures, fmt.Sprintf("%s: %v", file, err))
-		}
 	}
-	if fewRuns > 0 {
-		fmt.Fprintf(f.ErrOut, "%d file(s) measured in fewer than %d run(s) left alone\n", fewRuns, opts.MinRuns)
+	o := apply.Outcome()
+	for _, n := range o.Notes {
+		fmt.Fprintln(f.ErrOut, n)
 	}
-	for _, fl := range failures {
-		fmt.Fprintln(f.ErrOut, "error: "+fl)
+	for _, n := range o.Narrow {
+		fmt.Fprintf(f.ErrOut, "hint: %s, run: %s\n", n.Why, opts.command(f, aopts.Mode, n.Flag, n.Value))
 	}
-	if len(failures) > 0 {
-		return &ExitError{Code: 1}
+	if o.Update {
+		fmt.Fprintf(f.ErrOut, "%d est_time value(s) in %d file(s) drifted; to update them, run: %s\n", o.Drifted, o.ChangedFiles, opts.command(f, timings.Write))
 	}
-	if opts.Check && drifted > 0 {
-		fmt.Fprintf(f.ErrOut, "%d est_time value(s) in %d file(s) drifted; run `miles-ci timings apply` to update them\n", drifted, changedFiles)
-		return &ExitError{Code: 1}
+	if o.Exit != 0 {
+		return &ExitError{Code: o.Exit}
 	}
 	return nil
 }
 
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+// command is this timings apply as a shell command line, in mode, with
+// the flag and value of narrow (if any) replacing the same flag: what a
+// hint tells the user to run, runnable as printed from the same directory.
+func (opts *TimingsApplyOptions) command(f *Factory, mode timings.Mode, narrow ...string) string {
+	argv := []string{"miles-ci"}
+	if f.Root != "" && f.Root != "." {
+		argv = append(argv, "--root", f.Root)
+	}
+	if f.ConfigPath != "" {
+		argv = append(argv, "--config", f.ConfigPath)
+	}
+	argv = append(argv, "timings", "apply")
+	suite, hw := opts.Suite, opts.HW
+	if len(narrow) == 2 {
+		switch narrow[0] {
+		case "--suite":
+			suite = narrow[1]
+		case "--hw":
+			hw = narrow[1]
+		}
+	}
+	if suite != "" {
+		argv = append(argv, "--suite", suite)
+	}
+	if hw != "" {
+		argv = append(argv, "--hw", hw)
+	}
+	if opts.Threshold != applyDefaultThreshold {
+		argv = append(argv, "--threshold", opts.Threshold)
+	}
+	if opts.MinRuns != applyDefaultMinRuns {
+		argv = append(argv, "--min-runs", strconv.Itoa(opts.MinRuns))
+	}
+	if opts.TimeoutPerFile != applyDefaultTimeout {
+		argv = append(argv, "--timeout-per-file", strconv.Itoa(opts.TimeoutPerFile))
+	}
+	switch mode {
+	case timings.Check:
+		argv = append(argv, "--check")
+	case timings.Diff:
+		argv = append(argv, "--diff")
+	}
+	for _, in := range opts.Inputs {
+		if strings.HasPrefix(in, "-") {
+			argv = append(argv, "--")
+			break
+		}
+	}
+	argv = append(argv, opts.Inputs...)
+	return textfmt.ShellJoin(argv)
+}
 
 // secs prints seconds the shortest way: 600, 1234.5.
 func secs(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

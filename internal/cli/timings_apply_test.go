@@ -193,10 +193,14 @@ func TestTimingsApply_DiffAnnotationsWarningsAndRefusals(t *testing.T) {
 	assert.Contains(t, out.String(), "tests/e2e/short/test_dumper.py:34 declared 1100 measured 1700 proposed 1700\n")
 	assert.Contains(t, out.String(), "::error file=tests/e2e/short/test_dumper.py,line=34,title=est_time::est_time 1100 drifted")
 
-	// Without --suite a file registering for two suites is left alone.
+	// Timings that do not name their suite, for a file registering a
+	// CUDA and a ROCm suite: the file is left alone, the run fails, and a
+	// hint per backend says how to name it.
 	f, _, errOut = suitesFactory(root, nil)
-	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", run1}, f), errOut.String())
-	assert.Contains(t, errOut.String(), "warning: tests/e2e/short/test_dumper.py: registers for several suites")
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", run1}, f), errOut.String())
+	assert.Contains(t, errOut.String(), "error: tests/e2e/short/test_dumper.py: registers for stage-c-8-gpu-h100 (cuda, line 34) and nightly-stage-c-8-gpu-mi350 (rocm, line 35), and the timings do not say which of them measured it; left alone\n")
+	assert.Contains(t, errOut.String(), "hint: if they were measured on cuda runners, run: miles-ci --root "+root+" timings apply --hw cuda "+run1+"\n")
+	assert.Contains(t, errOut.String(), "hint: if they were measured on rocm runners, run: miles-ci --root "+root+" timings apply --hw rocm "+run1+"\n")
 	now, _ = os.ReadFile(dumper)
 	assert.Equal(t, src, now)
 

@@ -33,7 +33,8 @@ func NewCmdTimings(f *Factory, runF func(*TimingsMergeOptions) error) *cobra.Com
 		Short: "Merge timings files; a later file wins for the same test file",
 		Long: `Merge the timings files that the shards of a suite wrote with --timings-out
 into one, to feed back to run and partition with --timings. Files are read in
-the order given; a later file's value wins for a test file listed twice.
+the order given; a later file's value wins for a test file listed twice,
+and with it the suite it says measured the file.
 Without -o the merged document goes to stdout.`,
 		Example: `  miles-ci timings merge parts/*.json -o timings.json`,
 		Args:    needInputs("the timings files the shards wrote with run --timings-out"),
@@ -52,13 +53,13 @@ Without -o the merged document goes to stdout.`,
 }
 
 func timingsMergeRun(_ context.Context, f *Factory, opts *TimingsMergeOptions) error {
-	merged := timings.Timings{}
+	merged := &timings.Document{}
 	for _, path := range opts.Inputs {
-		t, err := timings.Read(path)
+		d, err := timings.ReadDocument(path)
 		if err != nil {
 			return err
 		}
-		merged.Merge(t)
+		merged.Merge(d)
 	}
 	data, err := merged.Marshal()
 	if err != nil {

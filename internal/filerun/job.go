@@ -176,19 +176,19 @@ func errorf(format string, args ...any) error {
 	return &Error{Msg: fmt.Sprintf(format, args...)}
 }
 
-// TimeoutSeconds is max(minimum, int(est × 1.25)) as Python computes it:
-// the product in floating point, then truncated to an exact integer of any
-// size (an est_time of 1e20 gives 125000000000000000000). An infinite
-// product, where Python raises OverflowError, is an error.
+// TimeoutSeconds is registry.TimeLimit(minimum, est) written as Python
+// writes the integer: exact at any size (an est_time of 1e20 gives
+// 125000000000000000000). An infinite product, where Python raises
+// OverflowError, is an error.
 func TimeoutSeconds(minimum int, est float64) (string, error) {
-	x := est * 1.25
-	if math.IsInf(x, 0) || math.IsNaN(x) {
+	limit := registry.TimeLimit(minimum, est)
+	if math.IsInf(limit, 0) || math.IsNaN(limit) {
 		return "", fmt.Errorf("est_time %s is too large for a timeout", pyfmt.Float(est))
 	}
-	n, _ := new(big.Float).SetFloat64(x).Int(nil)
-	if n.Cmp(big.NewInt(int64(minimum))) < 0 {
+	if limit <= float64(minimum) {
 		return fmt.Sprint(minimum), nil
 	}
+	n, _ := new(big.Float).SetFloat64(limit).Int(nil)
 	return n.String(), nil
 }
 

@@ -21,18 +21,34 @@ func openWriteNonblocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NONBLOCK, 0)
 }
 
-// keepOwner gives f the owner and group of old where the process may (as
-// root), so that replacing a file does not change who owns it. Elsewhere
-// the chown fails and the file is the writer's, as any rewrite would make
-// it.
+// keepOwner gives f the owner and group of old where the process may, so
+// that replacing a file does not change who owns it: both as root; the
+// group alone when the process is in it. Elsewhere the file is the
+// writer's, as any rewrite would make it.
 func keepOwner(f *os.File, old fs.FileInfo) {
 	st, ok := old.Sys().(*syscall.Stat_t)
 	if !ok {
 		return
 	}
-	if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
-		_ = f.Chown(int(st.Uid), int(st.Gid))
+	now, err := f.Stat()
+	if err != nil {
+		return
 	}
+	cur, ok := now.Sys().(*syscall.Stat_t)
+	if !ok || cur.Uid == st.Uid && cur.Gid == st.Gid {
+		return
+	}
+	if f.Chown(int(st.Uid), int(st.Gid)) != nil {
+		_ = f.Chown(-1, int(st.Gid))
+	}
+}
+
+// linkCount is the number of hard links of the file fi describes.
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
 
 // flock takes (lock) or drops the exclusive flock(2) lock of f, waiting for

@@ -65,7 +65,7 @@ type ciList struct {
 func (c *checker) checkCISuites(src []byte) {
 	lines := lineStarts(src)
 	add := func(line, col int, format string, args ...any) {
-		c.findings = append(c.findings, Finding{Path: RunSuitePath, Line: max(line, 1), Col: max(col, 1),
+		c.found.add(Finding{Path: RunSuitePath, Line: max(line, 1), Col: max(col, 1),
 			Severity: Error, Rule: RuleCISuites, Message: fmt.Sprintf(format, args...)})
 	}
 	d, err := pysrc.ReadDict(src, ciSuitesName)

@@ -130,6 +130,20 @@ func (wf *workflow) findInvocations(n *yaml.Node) []*invocation {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return nil
 	}
+	// A command YAML aliases into many jobs is read once.
+	if invs, ok := wf.invocations[n]; ok {
+		return invs
+	}
+	if wf.invocations == nil {
+		wf.invocations = map[*yaml.Node][]*invocation{}
+	}
+	invs := wf.readInvocations(n)
+	wf.invocations[n] = invs
+	return invs
+}
+
+// readInvocations is findInvocations without the memory.
+func (wf *workflow) readInvocations(n *yaml.Node) []*invocation {
 	cmds := splitScript(n.Value)
 	var out []*invocation
 	for _, words := range cmds {

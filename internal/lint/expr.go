@@ -9,14 +9,25 @@ import (
 // Small readers of GitHub expressions and label lists for the rules.
 
 // refersTo reports whether an expression reads output of one of the
-// policy jobs.
-func refersTo(text string, policyJobs []string, output string) bool {
-	for _, p := range policyJobs {
-		if strings.Contains(text, "needs."+p+".outputs."+output) {
+// policy jobs (the set isPolicy): needs.JOB.outputs.OUTPUT. Its time grows
+// with the text, not with the number of policy jobs.
+func refersTo(text string, isPolicy map[string]bool, output string) bool {
+	const prefix = "needs."
+	for i := 0; ; {
+		k := strings.Index(text[i:], prefix)
+		if k < 0 {
+			return false
+		}
+		start := i + k + len(prefix)
+		end := start
+		for end < len(text) && (isIdentByte(text[end]) && text[end] != '.' || text[end] >= 'A' && text[end] <= 'Z') {
+			end++
+		}
+		if isPolicy[text[start:end]] && strings.HasPrefix(text[end:], ".outputs."+output) {
 			return true
 		}
+		i = start
 	}
-	return false
 }
 
 // policyName is the policy job a message suggests: the workflow's own, or
@@ -66,72 +77,180 @@ type guardCall struct {
 }
 
 // skipGuardCalls returns the contains(…skipped_stages…, …) calls of an if:
-// expression, in order.
+// expression, in order. It reads the expression once, front to back (see
+// exprScan), so that its time grows with the expression's length however
+// the calls nest or fail to close.
 func skipGuardCalls(expr string) []guardCall {
+	sc := scanExpr(expr)
 	var calls []guardCall
-	lower := asciiLower(expr)
-	for i := 0; ; {
-		k := strings.Index(lower[i:], "contains(")
-		if k < 0 {
-			return calls
-		}
-		name := i + k
-		open := name + len("contains")
-		i = open + 1
-		if name > 0 && isIdentByte(lower[name-1]) {
+	for _, b := range sc.calls {
+		br := &sc.brackets[b]
+		// At least two arguments: a comma after the first, and the
+		// second ended by another comma or by the closing bracket.
+		if br.commas[0] < 0 || br.commas[1] < 0 && br.close < 0 {
 			continue
 		}
-		args := callArgs(expr, open)
-		if len(args) < 2 || !strings.Contains(args[0], "skipped_stages") {
+		end := br.commas[1]
+		if end < 0 {
+			end = br.close
+		}
+		if !sc.holds(br.open+1, br.commas[0], "skipped_stages") {
 			continue
 		}
 		var call guardCall
-		call.stage, _ = stringLiteral(strings.TrimSpace(args[1]))
-		call.negated, call.unread = negation(lower, name, open)
+		call.stage, _ = stringLiteral(strings.TrimSpace(expr[br.commas[0]+1 : end]))
+		call.negated, call.unread = sc.negation(b)
 		calls = append(calls, call)
 	}
+	return calls
 }
 
-// negation reads how the call whose name starts at lower[name] and whose
-// '(' is at lower[open] is used: negated by the `!`s before it and before
-// each bracket group around it, and by a comparison with false after it
-// (or after the groups it closes).
-// unread is true when the call is an argument of another function.
-func negation(lower string, name, open int) (negated, unread bool) {
-	type group struct{ negated, call bool }
-	var groups []group
-	for i := 0; i < name; i++ {
-		switch lower[i] {
+// exprScan is what one pass over an if: expression finds outside its '…'
+// string literals: every bracket with its partner and the first two commas
+// directly inside it, the contains( calls, and where skipped_stages
+// occurs.
+type exprScan struct {
+	lower    string // the expression, ASCII letters lowered
+	brackets []exprBracket
+	calls    []int // the brackets that open a contains( call
+	// stages are the offsets of "skipped_stages", in order.
+	stages []int
+}
+
+// exprBracket is one '(' or '[' of an expression.
+type exprBracket struct {
+	open, close int    // offsets; close is -1 when nothing closes it
+	commas      [2]int // the first two commas directly inside, -1 when fewer
+	// paren is the '(' group around this bracket (-1 at the top): the
+	// groups whose ! applies to what is inside them. negated is the
+	// parity of the ! on this group and every group around it; inCall
+	// says one of them is a function's argument list.
+	paren           int
+	negated, inCall bool
+	// after is the offset of the first byte after the close that is
+	// not a blank or another ')', -1 before it is known.
+	after int
+}
+
+func scanExpr(expr string) *exprScan {
+	lower := asciiLower(expr)
+	sc := &exprScan{lower: lower}
+	// stack holds the open brackets of either kind, which pair as
+	// GitHub's parser pairs them; parens only the '(' ones.
+	var stack, parens []int
+	// pending are the brackets closed since the last byte that is not a
+	// blank or a ')': the byte that ends the run is what follows them.
+	var pending []int
+	for i := 0; i < len(lower); i++ {
+		c := lower[i]
+		if len(pending) > 0 && !strings.ContainsRune(") \t\r\n", rune(c)) {
+			for _, b := range pending {
+				sc.brackets[b].after = i
+			}
+			pending = pending[:0]
+		}
+		switch c {
 		case '\'':
 			k := strings.IndexByte(lower[i+1:], '\'')
 			if k < 0 {
-				return false, true
+				return sc // the rest is an unterminated string
 			}
 			i += k + 1
-		case '(':
-			groups = append(groups, group{negated: bangsBefore(lower, i)%2 == 1, call: i > 0 && isIdentByte(lower[i-1])})
-		case ')':
-			if len(groups) > 0 {
-				groups = groups[:len(groups)-1]
+		case '(', '[':
+			b := exprBracket{open: i, close: -1, commas: [2]int{-1, -1}, paren: -1, after: -1}
+			if len(parens) > 0 {
+				b.paren = parens[len(parens)-1]
+			}
+			if c == '(' {
+				b.negated = bangsBefore(lower, i)%2 == 1
+				b.inCall = i > 0 && isIdentByte(lower[i-1])
+				if b.paren >= 0 {
+					up := &sc.brackets[b.paren]
+					b.negated = b.negated != up.negated
+					b.inCall = b.inCall || up.inCall
+				}
+				if name := i - len("contains"); name >= 0 && lower[name:i] == "contains" && (name == 0 || !isIdentByte(lower[name-1])) {
+					sc.calls = append(sc.calls, len(sc.brackets))
+				}
+				parens = append(parens, len(sc.brackets))
+			}
+			stack = append(stack, len(sc.brackets))
+			sc.brackets = append(sc.brackets, b)
+		case ')', ']':
+			if len(stack) == 0 {
+				continue
+			}
+			b := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			sc.brackets[b].close = i
+			if sc.brackets[b].open < len(lower) && lower[sc.brackets[b].open] == '(' {
+				parens = parens[:len(parens)-1]
+			}
+			pending = append(pending, b)
+		case ',':
+			if len(stack) > 0 {
+				cm := &sc.brackets[stack[len(stack)-1]].commas
+				if cm[0] < 0 {
+					cm[0] = i
+				} else if cm[1] < 0 {
+					cm[1] = i
+				}
+			}
+		case 's':
+			if strings.HasPrefix(expr[i:], "skipped_stages") {
+				sc.stages = append(sc.stages, i)
 			}
 		}
 	}
-	negated = bangsBefore(lower, name)%2 == 1
-	for _, g := range groups {
-		if g.call {
+	for _, b := range pending {
+		sc.brackets[b].after = len(lower)
+	}
+	return sc
+}
+
+// holds reports whether the expression's text between offsets lo and hi
+// holds word, which must be "skipped_stages" (the only word scanExpr
+// records): an occurrence that starts at lo or later and ends by hi.
+func (sc *exprScan) holds(lo, hi int, word string) bool {
+	k, _ := slices.BinarySearch(sc.stages, lo)
+	return k < len(sc.stages) && sc.stages[k]+len(word) <= hi
+}
+
+// negation reads how the call opened by bracket b is used: negated by the
+// `!`s before its name and before each bracket group around it, and by a
+// comparison with false after it (or after the groups it closes). unread
+// is true when the call is an argument of another function.
+func (sc *exprScan) negation(b int) (negated, unread bool) {
+	br := &sc.brackets[b]
+	name := br.open - len("contains")
+	negated = bangsBefore(sc.lower, name)%2 == 1
+	if br.paren >= 0 {
+		up := &sc.brackets[br.paren]
+		if up.inCall {
 			return false, true
 		}
-		negated = negated != g.negated
+		negated = negated != up.negated
 	}
-	if end := closeOf(lower, open); end >= 0 {
-		// A comparison after the groups the call closes negates them,
-		// as a ! before them does.
-		after := strings.Join(strings.Fields(strings.TrimLeft(lower[end+1:], ") \t\r\n")), " ")
-		if strings.HasPrefix(after, "== false") || strings.HasPrefix(after, "!= true") {
-			negated = !negated
-		}
+	if br.after >= 0 && comparesWith(sc.lower[br.after:]) {
+		negated = !negated
 	}
 	return negated, false
+}
+
+// comparesWith reports whether s starts with a comparison that negates
+// what it follows: == false, or != true.
+func comparesWith(s string) bool {
+	for _, cmp := range [...][2]string{{"==", "false"}, {"!=", "true"}} {
+		rest, ok := strings.CutPrefix(s, cmp[0])
+		if !ok {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		if strings.HasPrefix(rest, cmp[1]) && (len(rest) == len(cmp[1]) || !isIdentByte(rest[len(cmp[1])])) {
+			return true
+		}
+	}
+	return false
 }
 
 // bangsBefore counts the `!` operators right before s[i], blanks between.
@@ -147,29 +266,6 @@ func bangsBefore(s string, i int) int {
 		}
 	}
 	return n
-}
-
-// closeOf returns the index of the bracket closing the one at s[open],
-// respecting '…' strings, or -1.
-func closeOf(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '\'':
-			k := strings.IndexByte(s[i+1:], '\'')
-			if k < 0 {
-				return -1
-			}
-			i += k + 1
-		case '(', '[':
-			depth++
-		case ')', ']':
-			if depth--; depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // isIdentByte reports whether b may end a name in a GitHub expression, so
@@ -188,36 +284,6 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// callArgs splits the arguments of the call whose '(' is at s[open], at
-// its top-level commas, respecting parentheses and '…' strings.
-func callArgs(s string, open int) []string {
-	var args []string
-	depth, start := 0, open+1
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '\'':
-			k := strings.IndexByte(s[i+1:], '\'')
-			if k < 0 {
-				return args
-			}
-			i += k + 1
-		case '(', '[':
-			depth++
-		case ')', ']':
-			depth--
-			if depth == 0 {
-				return append(args, s[start:i])
-			}
-		case ',':
-			if depth == 1 {
-				args = append(args, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return args
 }
 
 // stringLiteral reads a GitHub expression string literal: '…' with ”

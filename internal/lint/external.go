@@ -185,7 +185,7 @@ func (c *checker) externalMissing(s config.Suite, files []string, host *job) {
 		msg += fmt.Sprintf("add a job running it with --hw %s --suite %s", s.Backend, s.Name)
 	}
 	msg += ", or drop it from the roster"
-	c.findings = append(c.findings, Finding{Path: c.cfg.Place(s.At), Line: max(s.At.Line, 1), Col: max(s.At.Col, 1),
+	c.found.add(Finding{Path: c.cfg.Place(s.At), Line: max(s.At.Line, 1), Col: max(s.At.Col, 1),
 		Severity: Error, Rule: RuleExternalMissing, Message: msg})
 }
 

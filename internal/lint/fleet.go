@@ -132,6 +132,12 @@ func jsonError(name string, data []byte, start int64, err error) error {
 	return fmt.Errorf("%s:%d: not a runners listing: %s; %s", name, lineAt(data, off), msg, runnersHint)
 }
 
+// asciiEqualFold reports whether a and b are equal when ASCII letters are
+// compared without regard to case.
+func asciiEqualFold(a, b string) bool {
+	return len(a) == len(b) && asciiLower(a) == asciiLower(b)
+}
+
 // skipSpace is the offset of the first byte at or after off that is not
 // JSON white space.
 func skipSpace(data []byte, off int64) int64 {
@@ -147,21 +153,41 @@ func lineAt(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
-// hosted reports whether label names a GitHub-hosted runner image
-// (ubuntu-latest, ubuntu-24.04, windows-2022, macos-14 and kin), which no
-// listing of self-hosted runners holds.
-func hosted(label string) bool {
-	l := strings.ToLower(label)
-	for _, p := range []string{"ubuntu-", "windows-", "macos-"} {
-		if strings.HasPrefix(l, p) && len(l) > len(p) {
-			return true
+// hostedLabels are the labels of GitHub's own runner images, from GitHub's
+// list of standard (and larger macOS) hosted runners as of 2026. A label
+// of a retired image (ubuntu-20.04, windows-2019, macos-13) is not here:
+// GitHub no longer starts a job on it, so it is looked for in the fleet
+// like any other label, and its absence is reported.
+var hostedLabels = map[string]bool{
+	"ubuntu-latest": true, "ubuntu-26.04": true, "ubuntu-24.04": true, "ubuntu-22.04": true, "ubuntu-slim": true,
+	"ubuntu-26.04-arm": true, "ubuntu-24.04-arm": true, "ubuntu-22.04-arm": true,
+	"windows-latest": true, "windows-2025": true, "windows-2022": true, "windows-11-arm": true,
+	"macos-latest": true, "macos-26": true, "macos-15": true, "macos-14": true,
+	"macos-26-intel": true, "macos-15-intel": true,
+	"macos-latest-large": true, "macos-26-large": true, "macos-15-large": true, "macos-14-large": true,
+	"macos-latest-xlarge": true, "macos-26-xlarge": true, "macos-15-xlarge": true, "macos-14-xlarge": true,
+}
+
+// hosted reports whether label sends a job to a GitHub-hosted runner: it
+// names one of GitHub's images and no runner of the fleet carries it. A
+// self-hosted runner may be labelled ubuntu-22.04 too; the fleet then
+// serves the label, and is checked for it. A label that merely looks like
+// an image's (ubuntu-gpu) is a self-hosted one.
+func (f *Fleet) hosted(label string) bool {
+	if !hostedLabels[asciiLower(label)] {
+		return false
+	}
+	for _, r := range f.Runners {
+		if !r.missing(label) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // carries reports whether r has every label of want, compared as GitHub
-// does: without regard to case.
+// does: without regard to the case of ASCII letters (and only of those:
+// the Kelvin sign is not a K).
 func (r Runner) carries(want []string) bool {
 	for _, w := range want {
 		if r.missing(w) {
@@ -173,7 +199,7 @@ func (r Runner) carries(want []string) bool {
 
 func (r Runner) missing(label string) bool {
 	for _, l := range r.Labels {
-		if strings.EqualFold(l, label) {
+		if asciiEqualFold(l, label) {
 			return false
 		}
 	}

@@ -8,8 +8,6 @@ package lint
 
 import (
 	"fmt"
-	"slices"
-	"sort"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
@@ -66,6 +64,10 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Rule     string   `json:"rule"`
 	Message  string   `json:"message"`
+	// Omitted is set on the one finding that stands for the findings of
+	// its rule in its file past the first MaxPerRule: how many it stands
+	// for. Its message says so.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 // String is the finding as lint prints it: PATH:LINE:COL: SEVERITY: MESSAGE [RULE].
@@ -107,48 +109,23 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	for _, ext := range opts.External {
-		findings = append(findings, ext.findings...)
+	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External}
+	// A node that YAML aliases into two jobs is checked once per job; the
+	// same finding at the same place is reported once (see findingSet).
+	for _, f := range findings {
+		c.found.add(f)
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, findings: findings, fleet: opts.Fleet, external: opts.External}
+	for _, ext := range opts.External {
+		for _, f := range ext.findings {
+			c.found.add(f)
+		}
+	}
 	c.check()
 	switch src, problem := readRunSuite(root); {
 	case problem != nil:
-		c.findings = append(c.findings, *problem)
+		c.found.add(*problem)
 	case src != nil:
 		c.checkCISuites(src)
 	}
-	sort.SliceStable(c.findings, func(i, j int) bool {
-		a, b := c.findings[i], c.findings[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
-		}
-		return a.Rule < b.Rule
-	})
-	// A node that YAML aliases into two jobs is checked once per job; the
-	// same finding at the same place is reported once.
-	seen := make(map[Finding]bool, len(c.findings))
-	c.findings = slices.DeleteFunc(c.findings, func(f Finding) bool {
-		dup := seen[f]
-		seen[f] = true
-		return dup
-	})
-	res := &Result{Findings: c.findings}
-	if res.Findings == nil {
-		res.Findings = []Finding{}
-	}
-	for _, f := range res.Findings {
-		if f.Severity == Error {
-			res.Errors++
-		} else {
-			res.Warnings++
-		}
-	}
-	return res, nil
+	return c.found.result(), nil
 }

@@ -75,17 +75,8 @@ func (c *checker) checkDynamicMatrix(j *job, s config.Suite, policyJobs []string
 	case m[2] != s.Name:
 		c.atNode(j.wf, k, RuleShards, "the matrix takes the shards of %s but the job runs suite %s: write %s", m[2], s.Name, want)
 	}
-	var policy *job
-	for _, pj := range j.wf.jobs {
-		if pj.id == m[1] {
-			policy = pj
-		}
-	}
-	isPolicy := false
-	for _, p := range policyJobs {
-		isPolicy = isPolicy || p == m[1]
-	}
-	if policy == nil || !isPolicy {
+	policy := c.jobByID[m[1]]
+	if policy == nil || !c.isPolicy[m[1]] {
 		c.atNode(j.wf, k, RuleShards, "the matrix reads needs.%s.outputs.shard_matrix, but %s is not a job of %s that resolves the CI policy: write %s",
 			m[1], m[1], j.wf.name, want)
 		return

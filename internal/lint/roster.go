@@ -73,7 +73,7 @@ func (c *checker) missingJob(s config.Suite, wfName string, elsewhere []stageRun
 	wf := c.byName[wfName]
 	switch {
 	case wf == nil:
-		c.findings = append(c.findings, Finding{Path: path.Join(WorkflowDir, wfName), Line: 1, Col: 1, Severity: Error, Rule: RuleMissingJob,
+		c.found.add(Finding{Path: path.Join(WorkflowDir, wfName), Line: 1, Col: 1, Severity: Error, Rule: RuleMissingJob,
 			Message: fmt.Sprintf("%s does not exist: %s", path.Join(WorkflowDir, wfName), msg)})
 	case wf.broken:
 		// The workflow's own finding says why nothing in it can be read.
@@ -142,6 +142,6 @@ func (c *checker) checkRegistrations() {
 					pyfmt.Repr(r.Suite), c.cfg.Origin())
 			}
 		}
-		c.findings = append(c.findings, Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: Warning, Rule: RuleOrphan, Message: msg})
+		c.found.add(Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: Warning, Rule: RuleOrphan, Message: msg})
 	}
 }

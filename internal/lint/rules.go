@@ -22,13 +22,20 @@ type checker struct {
 	regs      []registry.Registration
 	workflows []*workflow
 	byName    map[string]*workflow
-	findings  []Finding
+	found     *findingSet
 	// fleet, when not nil, is the live fleet the runs_on sets must find
 	// runners in (lint --runners).
 	fleet *Fleet
 	// external are the other repositories' workflows that run the
 	// roster's external suites (lint --external).
 	external []*External
+
+	// isPolicy and jobByID are the workflow being checked's policy jobs
+	// and its jobs by id (the last of an id, as YAML keeps it).
+	isPolicy map[string]bool
+	jobByID  map[string]*job
+	// guards are the skip-guard calls read from each if: node.
+	guards map[*yaml.Node][]guardCall
 
 	// runs lists, per suite, the stage jobs that run it, in file order.
 	runs map[string][]stageRun
@@ -47,8 +54,7 @@ type stageRun struct {
 
 // add records a finding at a line and column of a workflow.
 func (c *checker) add(wf *workflow, line, col int, sev Severity, rule, format string, args ...any) {
-	c.findings = append(c.findings, Finding{Path: wf.path, Line: max(line, 1), Col: max(col, 1),
-		Severity: sev, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	c.found.addf(Finding{Path: wf.path, Line: max(line, 1), Col: max(col, 1), Severity: sev, Rule: rule}, format, args...)
 }
 
 // atNode reports an error on a node (a key, for the line that holds it).
@@ -110,6 +116,14 @@ func (c *checker) check() {
 					break
 				}
 			}
+		}
+		c.isPolicy = map[string]bool{}
+		for _, p := range policyJobs {
+			c.isPolicy[p] = true
+		}
+		c.jobByID = map[string]*job{}
+		for _, j := range wf.jobs {
+			c.jobByID[j.id] = j
 		}
 		if len(policyJobs) > 0 {
 			c.checkCrons(wf)

@@ -84,6 +84,12 @@ var smallTests = map[string]string{
 // lines with the configuration's temporary path written .miles-ci.yaml.
 func lintSmall(t *testing.T, workflows map[string]string, tests map[string]string) []string {
 	t.Helper()
+	return findingLines(lintSmallResult(t, workflows, tests))
+}
+
+// lintSmallResult is lintSmall's whole result.
+func lintSmallResult(t *testing.T, workflows map[string]string, tests map[string]string) *Result {
+	t.Helper()
 	root := t.TempDir()
 	if tests == nil {
 		tests = smallTests
@@ -106,11 +112,38 @@ func lintSmall(t *testing.T, workflows map[string]string, tests map[string]strin
 	require.NoError(t, err)
 	res, err := Run(root, cfg, reg.Registrations)
 	require.NoError(t, err)
-	lines := findingLines(res)
-	for _, l := range lines {
+	for _, l := range findingLines(res) {
 		require.NotContains(t, l, root, "a finding names the configuration by its path from the root")
 	}
-	return lines
+	return res
+}
+
+// A job aliased into a hundred jobs makes the same two mistakes a hundred
+// times: the first 20 of each rule are listed, then one line counts the
+// rest, and the totals count them all.
+func TestRules_ARuleRepeatedInAFileIsListedUpToACap(t *testing.T) {
+	wf := strings.Replace(smallWorkflow, "  unit:\n    needs", "  unit: &unit\n    needs", 1)
+	for i := range 100 {
+		wf += fmt.Sprintf("  unit%d: *unit\n", i)
+	}
+	res := lintSmallResult(t, map[string]string{"pr-test.yml": wf}, nil)
+	lines := findingLines(res)
+	count := map[string]int{}
+	for _, l := range lines {
+		count[l[strings.LastIndex(l, "["):]]++
+	}
+	assert.Equal(t, map[string]int{"[duplicate-job]": MaxPerRule + 1, "[job-name]": MaxPerRule + 1}, count, strings.Join(lines, "\n"))
+	const pr = ".github/workflows/pr-test.yml:"
+	last := 30 + MaxPerRule - 1 // unit0 is on line 30
+	assert.Contains(t, lines, fmt.Sprintf("%s%d:3: error: job 'unit%d' runs suite 'unit'; stage and suite names are one set, so name the job unit [job-name]", pr, last, MaxPerRule-1))
+	assert.Contains(t, lines, fmt.Sprintf("%s%d:3: error: %d more job-name findings in this file from here on are not listed (lint lists the first %d of a rule in a file) [job-name]", pr, last+1, 100-MaxPerRule, MaxPerRule))
+	assert.Equal(t, 200, res.Errors)
+	assert.Equal(t, 0, res.Warnings)
+	for _, f := range res.Findings {
+		if strings.Contains(f.Message, "more") {
+			assert.Equal(t, 100-MaxPerRule, f.Omitted, f.String())
+		}
+	}
 }
 
 func edit(old, new string) func(string) string {

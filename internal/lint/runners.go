@@ -35,7 +35,7 @@ func (c *checker) checkFleet() {
 		if len(s.RunsOn) > 0 {
 			if sev, rule, msg := c.fleetVerdict(s, s.RunsOn, parallel, "the roster's runs_on for "+s.Name); msg != "" {
 				p := s.RunsOnAt
-				c.findings = append(c.findings, Finding{Path: c.cfg.Place(p), Line: max(p.Line, 1), Col: max(p.Col, 1),
+				c.found.add(Finding{Path: c.cfg.Place(p), Line: max(p.Line, 1), Col: max(p.Col, 1),
 					Severity: sev, Rule: rule, Message: msg})
 			}
 		}
@@ -80,7 +80,7 @@ func maxParallel(j *job, s config.Suite) int {
 func (c *checker) fleetVerdict(s config.Suite, labels []string, parallel int, what string) (Severity, string, string) {
 	allHosted := true
 	for _, l := range labels {
-		allHosted = allHosted && hosted(l)
+		allHosted = allHosted && c.fleet.hosted(l)
 	}
 	if allHosted {
 		return "", "", ""

@@ -96,13 +96,46 @@ func TestFleet_RefusesWhatIsNotAListing(t *testing.T) {
 	}
 }
 
-func TestHosted_GitHubsOwnImages(t *testing.T) {
-	for _, l := range []string{"ubuntu-latest", "Ubuntu-24.04", "ubuntu-22.04-arm", "windows-2022", "windows-latest", "macos-14", "macos-latest-xlarge"} {
-		assert.True(t, hosted(l), l)
+func TestHosted_GitHubsOwnImagesTheFleetDoesNotCarry(t *testing.T) {
+	none := &Fleet{}
+	for _, l := range []string{"ubuntu-latest", "Ubuntu-24.04", "ubuntu-22.04-arm", "windows-2022", "windows-latest", "macos-14", "macos-latest-xlarge", "ubuntu-slim"} {
+		assert.True(t, none.hosted(l), l)
 	}
-	for _, l := range []string{"self-hosted", "ubuntu", "linux", "h100", "ubuntu-", "my-ubuntu-latest"} {
-		assert.False(t, hosted(l), l)
+	// Look-alikes are self-hosted labels, and so are retired images.
+	for _, l := range []string{"self-hosted", "ubuntu", "linux", "h100", "ubuntu-", "my-ubuntu-latest", "ubuntu-h100", "ubuntu-24.04-gpu", "windows-gpu", "ubuntu-20.04", "\u212a8s"} {
+		assert.False(t, none.hosted(l), l)
 	}
+	// A runner of the fleet labelled like an image serves that label.
+	own := &Fleet{Runners: []Runner{{Name: "r", Labels: []string{"self-hosted", "UBUNTU-22.04"}}}}
+	assert.False(t, own.hosted("ubuntu-22.04"))
+	assert.True(t, own.hosted("ubuntu-24.04"))
+}
+
+// GitHub compares labels without regard to the case of ASCII letters only:
+// the Kelvin sign (U+212A), which Unicode folds to k, is another label.
+func TestRunner_LabelsMatchIgnoringASCIICaseOnly(t *testing.T) {
+	r := Runner{Labels: []string{"K8S-H100", "\u212a8s-a100", "stra\u00dfe"}}
+	assert.True(t, r.carries([]string{"k8s-h100"}))
+	assert.False(t, r.carries([]string{"k8s-a100"}))
+	assert.False(t, r.carries([]string{"STRASSE"}))
+	assert.True(t, r.carries([]string{"STRA\u00dfE"}))
+}
+
+// A roster runs_on that only looks like a hosted image is looked for: no
+// runner carries ubuntu-gpu-h100, so the stage would never run.
+func TestFleet_ASelfHostedLabelLikeAnImageIsLookedFor(t *testing.T) {
+	root := copyTree(t, milesFixture)
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
+		[]byte("extends: default\nsuites:\n  cuda:\n    - name: stage-b-2-gpu-h200\n      runs_on: [ubuntu-gpu-h200]\n      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]\n"), 0o644))
+	res := lintFleet(t, root, readFleet(t, fleetFile))
+	var got []string
+	for _, fd := range res.Findings {
+		if fd.Rule == RuleRunners {
+			got = append(got, fd.String())
+		}
+	}
+	require.NotEmpty(t, got)
+	assert.Contains(t, got[len(got)-1], `.miles-ci.yaml:5:7: error: no runner of testdata/runners/fleet.json carries all of ["ubuntu-gpu-h200"] (the roster's runs_on for stage-b-2-gpu-h200)`)
 }
 
 // The acceptance on the Miles workflows with the built-in roster: a fleet

@@ -207,7 +207,7 @@ func (c *checker) checkPolicyFlags(j *job, inv *invocation, policyJobs []string)
 	switch w, ok := inv.value("--cadence"); {
 	case !ok:
 		c.atWord(j, inv, inv.first(), RulePolicyInputs, "the command does not take --cadence from the policy job: add %s", cadenceHint)
-	case !refersTo(w.text, policyJobs, "cadence"):
+	case !refersTo(w.text, c.isPolicy, "cadence"):
 		c.atWord(j, inv, w, RulePolicyInputs, "--cadence is %s; take it from the policy job: %s", w.text, cadenceHint)
 	}
 	labelsHint := "--labels ${{ needs." + p + ".outputs.raw_labels }}"
@@ -217,7 +217,7 @@ func (c *checker) checkPolicyFlags(j *job, inv *invocation, policyJobs []string)
 		return
 	}
 	for _, v := range vals {
-		if refersTo(v.text, policyJobs, "raw_labels") {
+		if refersTo(v.text, c.isPolicy, "raw_labels") {
 			return
 		}
 	}
@@ -230,12 +230,8 @@ func (c *checker) checkPolicyNeed(j *job, policyJobs []string) bool {
 	if len(policyJobs) == 0 {
 		return false
 	}
-	have := map[string]bool{}
 	for _, n := range j.needs() {
-		have[n] = true
-	}
-	for _, p := range policyJobs {
-		if have[p] {
+		if c.isPolicy[n] {
 			return false
 		}
 	}
@@ -250,13 +246,9 @@ func (c *checker) checkNeeds(j *job, s config.Suite, policyJobs []string, policy
 	for _, n := range j.needs() {
 		have[n] = true
 	}
-	isPolicy := map[string]bool{}
-	for _, p := range policyJobs {
-		isPolicy[p] = true
-	}
 	var missing []string
 	for _, n := range s.Needs {
-		if !have[n] && !(policyReported && isPolicy[n]) {
+		if !have[n] && !(policyReported && c.isPolicy[n]) {
 			missing = append(missing, n)
 		}
 	}
@@ -369,7 +361,15 @@ func (c *checker) checkSkipGuard(j *job, s config.Suite, policyJobs []string) {
 		c.atNode(j.wf, j.key, RuleSkipGuard, "the job has no if: guard, so it runs even when the policy skips %s: add %s", s.Name, hint)
 		return
 	}
-	calls := skipGuardCalls(text)
+	calls, read := c.guards[v]
+	if !read {
+		// An if: YAML aliases into many jobs is read once.
+		calls = skipGuardCalls(text)
+		if c.guards == nil {
+			c.guards = map[*yaml.Node][]guardCall{}
+		}
+		c.guards[v] = calls
+	}
 	own := false
 	for _, call := range calls {
 		switch {
@@ -406,7 +406,7 @@ func (c *checker) checkWeeklySerial(j *job, s config.Suite, policyJobs []string)
 		return
 	}
 	// Without a policy job, policy-inputs has said so already.
-	if text, _ := scalar(v); len(policyJobs) > 0 && !refersTo(text, policyJobs, "cadence") {
+	if text, _ := scalar(v); len(policyJobs) > 0 && !refersTo(text, c.isPolicy, "cadence") {
 		c.atNode(j.wf, k, RuleWeeklySerial, "max-parallel is %s and does not depend on the policy's cadence, so a weekly run does not run one shard at a time: write %s", text, hint)
 	}
 }

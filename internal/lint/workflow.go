@@ -36,6 +36,9 @@ type workflow struct {
 	// broken is set when the file could not be read or parsed; nothing
 	// else of it is checked.
 	broken bool
+	// invocations are the commands read from each scalar node holding a
+	// script (see findInvocations).
+	invocations map[*yaml.Node][]*invocation
 }
 
 // job is one entry of a workflow's jobs: mapping.

@@ -34,6 +34,10 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+	// prefix says toks are the first tokens of a statement whose end is
+	// still to come; starved records that the parse asked for a token
+	// past them, so that its result may not be the whole statement's.
+	prefix, starved bool
 }
 
 // bailout carries a syntax error up the recursive descent; it never leaves
@@ -65,11 +69,21 @@ func (p *parser) at(i int) token {
 	if i < len(p.toks) {
 		return p.toks[i]
 	}
+	p.starved = p.starved || p.prefix
 	t := token{kind: tEOF}
 	if n := len(p.toks); n > 0 {
 		t.line = p.toks[n-1].line
 	}
 	return t
+}
+
+// atEnd reports whether the parse has read every token of the statement.
+// Of a prefix that is never known.
+func (p *parser) atEnd() bool {
+	if p.i >= len(p.toks) && p.prefix {
+		p.starved = true
+	}
+	return p.i == len(p.toks)
 }
 
 func (p *parser) text(t token) string { return string(p.src[t.start:t.end]) }
@@ -154,7 +168,7 @@ func (p *parser) simpleAtom() (node, bool) {
 	case tOp:
 		return p.simpleList()
 	case tString:
-		for k := p.i; k < len(p.toks) && p.toks[k].kind == tString; k++ {
+		for k := p.i; p.at(k).kind == tString; k++ {
 			if p.toks[k].flags&fFormat != 0 {
 				class = "JoinedStr"
 			}
@@ -163,7 +177,7 @@ func (p *parser) simpleAtom() (node, bool) {
 	default:
 		return node{}, false
 	}
-	if j >= len(p.toks) || p.toks[j].kind != tOp || p.toks[j].end-p.toks[j].start != 1 {
+	if next := p.at(j); next.kind != tOp || next.end-next.start != 1 {
 		return node{}, false
 	}
 	switch p.src[p.toks[j].start] {

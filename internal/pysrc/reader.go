@@ -101,15 +101,37 @@ func (s *scanner) readLine(t token, names map[string]bool, calls []Call, buf []t
 		if t.kind == tOp && src[t.start] == ';' {
 			return nil, buf, &SyntaxError{Line: int(t.line), Kind: ErrGrammar, Msg: "invalid syntax"}
 		}
+		// The statement's tokens are parsed as they come: from
+		// firstEarlyParse tokens on, each time their count doubles, the
+		// tokens so far are parsed, and once that parse decides without
+		// reading past them (an error, or not a register call) the rest
+		// of the statement is only scanned, for a tokenizer error that
+		// would come first, and not kept. A statement nested past
+		// maxNesting thus holds a few thousand tokens, not the whole of a
+		// 16 MiB line; an ordinary one is parsed once, at its end.
 		buf = buf[:0]
+		var (
+			call    *Call
+			err     error
+			decided bool
+		)
+		check := firstEarlyParse
 		for t.kind != tNewline && t.kind != tEOF && !(t.kind == tOp && src[t.start] == ';' && len(s.stack) == 0) {
-			buf = append(buf, t)
+			if !decided {
+				buf = append(buf, t)
+				if len(buf) == check {
+					call, err, decided = readStatementPrefix(src, buf, names)
+					check *= 2
+				}
+			}
 			t = s.next()
 		}
 		if s.err != nil {
 			return nil, buf, s.err
 		}
-		call, err := readStatement(src, buf, names)
+		if !decided {
+			call, err = readStatement(src, buf, names)
+		}
 		if err != nil {
 			return nil, buf, err
 		}
@@ -150,7 +172,29 @@ func opensCompound(src []byte, t token) bool {
 // register name with any number of redundant parentheses around the name
 // or around the whole call.
 func readStatement(src []byte, toks []token, names map[string]bool) (*Call, error) {
-	p := &parser{src: src, toks: toks}
+	return (&parser{src: src, toks: toks}).statement(names)
+}
+
+// firstEarlyParse is the token count of a statement at which readLine
+// first parses what it has: far more than any register call holds, so
+// that an ordinary file is parsed once per statement, and few enough to
+// keep in memory.
+const firstEarlyParse = 1024
+
+// readStatementPrefix parses toks, the first tokens of a statement whose
+// end is still to come. decided reports that the parse never read past
+// them, so that the whole statement gives the same result: an error, or
+// nil for a statement that is not a register call. A call found is never
+// decided: more tokens after it would make it something else.
+func readStatementPrefix(src []byte, toks []token, names map[string]bool) (call *Call, err error, decided bool) {
+	p := &parser{src: src, toks: toks, prefix: true}
+	call, err = p.statement(names)
+	return call, err, !p.starved
+}
+
+// statement is readStatement on the parser's tokens.
+func (p *parser) statement(names map[string]bool) (*Call, error) {
+	src := p.src
 	var call *Call
 	err := p.run(func() {
 		open := 0
@@ -185,7 +229,7 @@ func readStatement(src []byte, toks []token, names map[string]bool) (*Call, erro
 		if p.isOp("=") {
 			p.failf("cannot assign to function call")
 		}
-		if p.i != len(toks) {
+		if !p.atEnd() {
 			return
 		}
 		call = &Call{Func: name, Line: int(t.line)}

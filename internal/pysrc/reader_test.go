@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -404,5 +405,51 @@ func TestReadStringDict_RefusesOtherShapes(t *testing.T) {
 			require.True(t, errors.As(err, &de), "%q: %v", src, err)
 			assert.Equal(t, 1, de.Line, src)
 		}
+	}
+}
+
+// allocatedBy returns the bytes f allocates. The test calling it must not
+// run in parallel with others, whose allocations would count.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// A register call nested far past the limit fails as soon as its tokens
+// reach the limit: the tokens after that point are scanned, for an error
+// of the tokenizer, but not kept. Keeping them cost 16 bytes each, 50 times
+// the text for a 16 MiB chain of unary minus signs.
+func TestReadCalls_DeepNestingFailsWithoutKeepingTheStatement(t *testing.T) {
+	const size = 2 << 20
+	for _, tc := range []struct{ name, head, unit, tail, want string }{
+		{"unary minus", "register_cpu_ci(", "-", "1, 'a')\n", "line 1: too many nested expressions"},
+		{"not", "register_cpu_ci(", "not ", "1, 'a')\n", "line 1: too many nested expressions"},
+		{"conditional expressions", "register_cpu_ci(", "1 if 1 else ", "1, 'a')\n", "line 1: too many nested expressions"},
+		{"lambdas", "x = 1\nregister_cpu_ci(\n", "lambda: ", "1, 'a')\n", "line 3: too many nested expressions"},
+		// A tokenizer error later in the statement still comes first.
+		{"then a bad character", "register_cpu_ci(", "-", "1, 'a' $)\n", "line 1: invalid syntax"},
+		// Nothing is parsed of a statement that is not a register call.
+		{"not a call", "x = ", "-", "1\nregister_cpu_ci(1, 'a')\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []byte(tc.head + strings.Repeat(tc.unit, (size-len(tc.head)-len(tc.tail))/len(tc.unit)) + tc.tail)
+			for _, read := range []struct {
+				name string
+				f    func([]byte, map[string]bool) ([]Call, error)
+			}{{"ReadCalls", ReadCalls}, {"scanner", readCalls}} {
+				var err error
+				n := allocatedBy(func() { _, err = read.f(src, registerNames) })
+				if tc.want == "" {
+					assert.NoError(t, err, read.name)
+				} else {
+					assert.EqualError(t, err, tc.want, read.name)
+				}
+				// Kept, the tokens take 4 to 16 times the text.
+				assert.Less(t, n, uint64(len(src)), "%s allocated %d bytes for %d bytes of text", read.name, n, len(src))
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/timings"
 )
 
@@ -11,21 +12,33 @@ import (
 // timings file at path (package timings owns its format and the lock that
 // lets shards share one file), creating it or merging into it. Only a
 // passing attempt is measured: a flaky file counts the attempt that passed,
-// not the failed ones before it.
+// not the failed ones before it. Each file is recorded as measured in the
+// report's suite and backend, so that `timings apply` knows which of a
+// file's register calls the seconds belong to.
 func MergeTimings(path string, r *Report) error {
-	t := timings.Timings{}
+	d := &timings.Document{Seconds: timings.Timings{}}
+	src := timings.Source{Suite: r.Suite, Backend: config.Backend(r.Backend)}
+	_, known := config.ParseBackend(r.Backend)
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.Status != Pass {
 			continue
 		}
 		if last, ok := f.LastAttempt(); ok {
-			t[f.File] = last.Elapsed
+			d.Seconds[f.File] = last.Elapsed
 		} else if f.Attempts == 1 {
-			t[f.File] = f.Elapsed
+			d.Seconds[f.File] = f.Elapsed
+		} else {
+			continue
+		}
+		if r.Suite != "" && known {
+			if d.Sources == nil {
+				d.Sources = map[string]timings.Source{}
+			}
+			d.Sources[f.File] = src
 		}
 	}
-	return timings.Update(path, t)
+	return timings.Update(path, d)
 }
 
 // Outputs names the files a run writes its report to; "" leaves one out.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
@@ -256,9 +257,9 @@ func (noLog) EndGroup()                                                         
 func (noLog) AttemptSummary(int, int, string, string, time.Duration, *int, *int, int) {}
 
 // EffectiveTimeout is the time limit of one attempt of a file, in seconds:
-// the per-file timeout (plus the retry increase when retrying), or 1.25
-// times the file's estimate (truncated, as Python's int() does) when that is
-// longer. The arithmetic saturates instead of wrapping: a sum or an estimate
+// the per-file timeout (plus the retry increase when retrying), or
+// registry.TimeoutFactor times the file's estimate (truncated, as Python's
+// int() does) when that is longer. The arithmetic saturates instead of wrapping: a sum or an estimate
 // beyond int's range is math.MaxInt, so a huge limit can never turn into a
 // small or negative one.
 func (o *Limits) EffectiveTimeout(est float64) int {
@@ -269,11 +270,15 @@ func (o *Limits) EffectiveTimeout(est float64) int {
 	return FileTimeout(base, est)
 }
 
-// FileTimeout is a file's time limit in seconds: base, or 1.25 times the
-// file's est_time (truncated, as Python's int() truncates; saturating) when
-// that is longer.
+// FileTimeout is a file's time limit in seconds, registry.TimeLimit
+// saturated to int's range: base itself (exact, also past 2^53) when the
+// estimate earns no more, which a NaN one does not.
 func FileTimeout(base int, est float64) int {
-	return max(base, truncSaturating(est*1.25))
+	limit := registry.TimeLimit(base, est)
+	if math.IsNaN(limit) || limit <= float64(base) {
+		return base
+	}
+	return truncSaturating(limit)
 }
 
 // addSaturating is a+b clamped to int's range.

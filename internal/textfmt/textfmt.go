@@ -63,3 +63,33 @@ func Cut(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// ShellQuote writes s as one word of a POSIX shell command line: as it is
+// when no character of it means anything to a shell, else in single
+// quotes (a quote inside as '\”).
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	plain := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_@%+=:,./-", c)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ShellJoin writes words as a shell command line, each quoted as
+// ShellQuote quotes it.
+func ShellJoin(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = ShellQuote(w)
+	}
+	return strings.Join(quoted, " ")
+}

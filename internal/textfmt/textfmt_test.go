@@ -18,3 +18,8 @@ func TestOneLine_WritesLineBreaksAsTwoCharacters(t *testing.T) {
 	// Only the line breaks: '%', tabs and other text print as they are.
 	assert.Equal(t, "100%name\t\x1b.py", OneLine("100%name\t\x1b.py"))
 }
+
+func TestShellJoin_QuotesWhatAShellWouldRead(t *testing.T) {
+	assert.Equal(t, "miles-ci --root ./a/b timings apply --threshold 10%,5s t.json", ShellJoin([]string{"miles-ci", "--root", "./a/b", "timings", "apply", "--threshold", "10%,5s", "t.json"}))
+	assert.Equal(t, `'old timings.json' '' 'it'\''s' '$HOME' 'a*'`, ShellJoin([]string{"old timings.json", "", "it's", "$HOME", "a*"}))
+}

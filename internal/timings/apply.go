@@ -3,6 +3,7 @@ package timings
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"slices"
 	"strconv"
@@ -13,19 +14,28 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
-// This file decides what `miles-ci timings apply` does to a test file: from
-// the measured seconds of several runs, which register calls' est_time
-// literals drift, and the text they become. It reads and writes nothing;
-// the CLI does.
+// This file decides what `miles-ci timings apply` does: which measured
+// files it reads, which register calls' est_time literals drift, the text
+// they become, the warnings, and how the command ends. It reads and writes
+// nothing and prints nothing; the CLI does, and tells it what failed.
+
+// Key is one test file as measured by one kind of run: the suite and
+// backend that measured it, the zero Source when the timings do not say.
+type Key struct {
+	File   string
+	Source Source
+}
 
 // Measurements gathers the timings files of several runs: every measured
-// second of each file, in the order the files were given.
-type Measurements map[string][]float64
+// second of each file, by the run that measured it, in the order the files
+// were given.
+type Measurements map[Key][]float64
 
 // Add records one run's timings.
-func (m Measurements) Add(t Timings) {
-	for f, v := range t {
-		m[f] = append(m[f], v)
+func (m Measurements) Add(d *Document) {
+	for f, v := range d.Seconds {
+		k := Key{File: f, Source: d.Sources[f]}
+		m[k] = append(m[k], v)
 	}
 }
 
@@ -105,8 +115,9 @@ func (th Threshold) Drifted(declared, measured float64) bool {
 // Round is the est_time apply writes for a measured time: the seconds
 // rounded up to two significant digits, and to a whole number of at least
 // 1 (7.2 → 8, 187 → 190, 1234 → 1300, 12345 → 13000), the kind of value
-// a person writes. Up, so that the per-file timeout (1.25 × est_time when
-// that is above --timeout-per-file) stays above the measured time.
+// a person writes; for the seconds a timings file holds (at most
+// MaxSeconds) it is at most 3,100,000. Up, so that the time limit the
+// value earns (registry.TimeLimit) stays above the measured time.
 func Round(seconds float64) int64 {
 	if seconds <= 1 || math.IsNaN(seconds) {
 		return 1
@@ -119,6 +130,131 @@ func Round(seconds float64) int64 {
 	return int64(math.Ceil(c/step) * step)
 }
 
+// Mode is what apply does with the changes it decides.
+type Mode int
+
+// The modes: write the files, or only list the drifted calls and fail
+// (--check), or print the diff (--diff).
+const (
+	Write Mode = iota
+	Check
+	Diff
+)
+
+// ApplyOptions are the choices of one `timings apply`.
+type ApplyOptions struct {
+	// Suite and Backend (--suite, --hw) narrow the register calls that
+	// seconds of an unknown source may change, and drop the measurements
+	// whose source is another suite or backend; "" narrows nothing.
+	Suite     string
+	Backend   config.Backend
+	Threshold Threshold
+	// MinRuns leaves alone a file measured in fewer runs.
+	MinRuns int
+	// TimeoutPerFile is the runs' per-file timeout, for the warning on a
+	// file measured near its time limit.
+	TimeoutPerFile int
+	Mode           Mode
+}
+
+// timeoutWarnShare is the share of its time limit above which a measured
+// file gets a warning: a runner that much slower kills it.
+const timeoutWarnShare = 0.8
+
+// Level is how much a finding weighs: an error fails the command.
+type Level int
+
+// The levels of a finding.
+const (
+	LevelNotice Level = iota
+	LevelWarning
+	LevelError
+)
+
+// Finding is what apply says about a file (at a line of it, or 0).
+type Finding struct {
+	File  string
+	Line  int
+	Level Level
+	Msg   string
+}
+
+// Measured is the figure of a file for one source: the median of its runs.
+type Measured struct {
+	Source  Source
+	Runs    int
+	Seconds float64
+}
+
+// Target is a file apply reads, with its figures, one per source.
+type Target struct {
+	File     string
+	Measured []Measured
+}
+
+// Apply is one run of `timings apply`: built from the measurements, it
+// lists the files to read (Targets), plans each file from its text (Plan),
+// is told what could not be read or written, and decides how the run ends
+// (Outcome).
+type Apply struct {
+	cfg   *config.Config
+	opts  ApplyOptions
+	names map[string]bool
+	// Targets are the files to read, sorted; Skipped says why the other
+	// measured files are not, one finding each.
+	Targets []Target
+	Skipped []Finding
+
+	fewRuns, otherRuns    int
+	drifted, changedFiles int
+	failures              int
+	narrow                map[Source]bool
+}
+
+// NewApply decides which measured files apply reads. A measurement taken
+// by another suite or backend than --suite/--hw narrows to, or in fewer
+// than MinRuns runs, is left alone and counted; a file that is not one of
+// the registered test files (registered, the registry's discovered files)
+// is left alone with a warning: a timings file written by CI names the
+// files of the commit it ran on, which may since be gone or moved. Only
+// files of registered are ever read, and so ever written.
+func NewApply(cfg *config.Config, opts ApplyOptions, m Measurements, registered map[string]bool) *Apply {
+	a := &Apply{cfg: cfg, opts: opts, names: map[string]bool{}, narrow: map[Source]bool{}}
+	for _, f := range cfg.RegisterFuncs {
+		a.names[f.Name] = true
+	}
+	byFile := map[string][]Measured{}
+	for k, runs := range m {
+		src := k.Source
+		switch {
+		case src.Suite != "" && (opts.Suite != "" && src.Suite != opts.Suite || opts.Backend != "" && src.Backend != opts.Backend):
+			a.otherRuns++
+		case len(runs) < opts.MinRuns:
+			a.fewRuns++
+		default:
+			byFile[k.File] = append(byFile[k.File], Measured{Source: src, Runs: len(runs), Seconds: Median(runs)})
+		}
+	}
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		if !registered[f] {
+			a.Skipped = append(a.Skipped, Finding{File: f, Level: LevelWarning,
+				Msg: "not a test file of the repository (none of that name below the discovery roots: deleted, renamed or never one); left alone"})
+			continue
+		}
+		ms := byFile[f]
+		slices.SortFunc(ms, func(x, y Measured) int {
+			return strings.Compare(x.Source.Suite+"\x00"+string(x.Source.Backend), y.Source.Suite+"\x00"+string(y.Source.Backend))
+		})
+		a.Targets = append(a.Targets, Target{File: f, Measured: ms})
+	}
+	return a
+}
+
 // Edit is one est_time literal that apply replaces.
 type Edit struct {
 	Line     int // of the register call
@@ -128,109 +264,320 @@ type Edit struct {
 	End      int
 	Declared float64
 	Measured float64
+	Runs     int
 	Proposed int64
 }
 
 // Text is the literal's new text.
 func (e Edit) Text() string { return strconv.FormatInt(e.Proposed, 10) }
 
-// Kept is one register call that measured seconds concern but apply leaves
-// alone, and why.
-type Kept struct {
-	Line   int
-	Reason string
-}
-
-// FilePlan is what apply does to one test file.
+// FilePlan is what apply does to one test file: the edits, the text they
+// make (nil without edits), and the findings, in the order to show them.
 type FilePlan struct {
 	File     string
-	Measured float64
-	// Calls are the register calls measured: the file's calls of the
-	// suite, or all of them when no suite is given. Their est_time after
-	// apply (the proposed one for an edit) decides the timeout warning.
-	Calls []Call
-	Edits []Edit
-	Kept  []Kept
+	Edits    []Edit
+	Text     []byte
+	Findings []Finding
 }
 
-// Call is a register call that the measured seconds belong to.
-type Call struct {
-	Line    int
-	Suite   string
-	Backend config.Backend
-	EstTime float64 // declared
+func (p *FilePlan) add(line int, level Level, format string, args ...any) {
+	p.Findings = append(p.Findings, Finding{File: p.File, Line: line, Level: level, Msg: fmt.Sprintf(format, args...)})
 }
 
-// Plan decides the edits of the test file file (its text src) for the
-// measured seconds. With suite set, only the register calls of that suite
-// are measured (a timings file holds one suite's run: `run --suite S
-// --timings-out`); without it, a file whose calls name more than one suite
-// or backend is ambiguous and kept whole. The error is the registry's
-// refusal of the file, which apply reports and leaves the file alone for.
-func Plan(file string, src []byte, cfg *config.Config, suite string, measured float64, th Threshold) (FilePlan, error) {
-	p := FilePlan{File: file, Measured: measured}
-	names := make(map[string]bool, len(cfg.RegisterFuncs))
-	for _, f := range cfg.RegisterFuncs {
-		names[f.Name] = true
-	}
-	regs, ferr := registry.FileRegistrations(file, src, cfg, names)
+// Plan decides the edits of the target's file, whose text is src. The
+// register calls a figure changes are those of the suite and backend that
+// measured it; for a figure whose timings do not say, those --suite and
+// --hw leave, which must be the calls of one suite and backend: a file
+// registering a CUDA and a ROCm suite is otherwise an error, since the
+// seconds of one backend's runners say nothing of the other's.
+func (a *Apply) Plan(t Target, src []byte) FilePlan {
+	p := FilePlan{File: t.File}
+	regs, ferr := registry.FileRegistrations(t.File, src, a.cfg, a.names)
 	if ferr != nil {
-		return p, ferr
+		p.add(ferr.Line, LevelWarning, "%s; left alone", strings.TrimPrefix(ferr.Msg, t.File+": "))
+		return p
 	}
-	calls, err := pysrc.ReadCalls(src, names)
-	if err != nil {
-		return p, err // the registry accepted the file: never reached
+	calls, err := pysrc.ReadCalls(src, a.names)
+	switch {
+	case err != nil: // the registry accepted the file: never reached
+		p.add(0, LevelWarning, "%v; left alone", err)
+		return p
+	case len(regs) == 1 && regs[0].Implicit:
+		p.add(0, LevelWarning, "registers nothing; its est_time is the implicit suite's, not written in the file; left alone")
+		return p
+	case len(regs) != len(calls):
+		p.add(0, LevelWarning, "%d register calls read as %d registrations; left alone", len(calls), len(regs))
+		return p
 	}
-	if len(regs) == 1 && regs[0].Implicit {
-		return p, errors.New(file + ": registers nothing; its est_time is the implicit suite's, not written in the file")
+	type choice struct {
+		m     Measured
+		calls []int
 	}
-	if len(regs) != len(calls) {
-		return p, fmt.Errorf("%s: %d register calls read as %d registrations", file, len(calls), len(regs))
+	var chosen []choice
+	claimed := map[int]Source{}
+	for _, m := range t.Measured {
+		idx := a.match(regs, m.Source)
+		if len(idx) == 0 {
+			p.add(0, LevelWarning, "%s; left alone", a.noCall(m.Source))
+			continue
+		}
+		if first := regs[idx[0]]; m.Source.Suite == "" {
+			var other *registry.Registration
+			for _, i := range idx[1:] {
+				if regs[i].Suite != first.Suite || regs[i].Backend != first.Backend {
+					other = &regs[i]
+					break
+				}
+			}
+			if other != nil {
+				a.failures++
+				for _, i := range idx {
+					a.narrow[Source{Suite: regs[i].Suite, Backend: regs[i].Backend}] = true
+				}
+				p.add(0, LevelError, "registers for %s (%s, line %d) and %s (%s, line %d), and the timings do not say which of them measured it; left alone",
+					first.Suite, first.Backend, first.Line, other.Suite, other.Backend, other.Line)
+				continue
+			}
+		}
+		clash := false
+		for _, i := range idx {
+			if prev, ok := claimed[i]; ok && prev != m.Source {
+				clash = true
+			}
+		}
+		if clash {
+			a.failures++
+			p.add(regs[idx[0]].Line, LevelError, "measured both as %s and as %s, which name the same register call; left alone", describe(claimed[idx[0]]), describe(m.Source))
+			continue
+		}
+		for _, i := range idx {
+			claimed[i] = m.Source
+		}
+		chosen = append(chosen, choice{m, idx})
 	}
-	var chosen []int
-	roster, inRoster := cfg.Suite(suite)
+	for _, c := range chosen {
+		if !(c.m.Seconds >= 0 && c.m.Seconds <= MaxSeconds) {
+			a.failures++
+			p.add(0, LevelError, "measured %s seconds, which no run takes; left alone", secs(c.m.Seconds))
+			continue
+		}
+		for _, i := range c.calls {
+			r := regs[i]
+			est := r.EstTime
+			if e, kept := a.edit(src, r, calls[i], c.m); kept != "" {
+				p.add(r.Line, LevelWarning, "%s", kept)
+			} else if e != nil {
+				p.Edits = append(p.Edits, *e)
+				if a.opts.Mode == Write {
+					est = float64(e.Proposed)
+				}
+			}
+			if limit := registry.TimeLimit(a.opts.TimeoutPerFile, est); c.m.Seconds > timeoutWarnShare*limit {
+				p.add(r.Line, LevelWarning, "measured %ss is %.0f%% of its %ss per-file time limit (est_time %s); a slower runner kills it",
+					secs(c.m.Seconds), 100*c.m.Seconds/limit, secs(limit), secs(est))
+			}
+		}
+	}
+	if len(p.Edits) == 0 {
+		return p
+	}
+	slices.SortFunc(p.Edits, func(x, y Edit) int { return x.Start - y.Start })
+	text := Rewrite(src, p.Edits)
+	if problem := readsBack(t.File, text, a.cfg, a.names, p.Edits); problem != "" {
+		a.failures++
+		p.add(0, LevelError, "the new text would read back %s; left alone", problem)
+		p.Edits = nil
+		return p
+	}
+	p.Text = text
+	a.drifted += len(p.Edits)
+	a.changedFiles++
+	return p
+}
+
+// match returns the register calls (indexes into regs) that seconds of
+// source src concern.
+func (a *Apply) match(regs []registry.Registration, src Source) []int {
+	roster, inRoster := a.cfg.Suite(a.opts.Suite)
+	var out []int
 	for i, r := range regs {
+		switch {
+		case src.Suite != "":
+			if r.Suite != src.Suite || r.Backend != src.Backend {
+				continue
+			}
+		case a.opts.Suite != "" && r.Suite != a.opts.Suite:
+			continue
 		// A suite of the roster runs one backend: a file registering the
 		// suite's name for cuda and rocm was measured by the roster's one.
-		if suite == "" || r.Suite == suite && (!inRoster || r.Backend == roster.Backend) {
-			chosen = append(chosen, i)
-		}
-	}
-	if len(chosen) == 0 {
-		return p, fmt.Errorf("%s: no register call of suite %s", file, suite)
-	}
-	if suite == "" {
-		for _, i := range chosen[1:] {
-			if regs[i].Suite != regs[chosen[0]].Suite || regs[i].Backend != regs[chosen[0]].Backend {
-				return p, fmt.Errorf("%s: registers for several suites (%s:%d and %s:%d); pass --suite to say which one the timings measured",
-					file, regs[chosen[0]].Suite, regs[chosen[0]].Line, regs[i].Suite, regs[i].Line)
-			}
-		}
-	}
-	for _, i := range chosen {
-		r := regs[i]
-		p.Calls = append(p.Calls, Call{Line: r.Line, Suite: r.Suite, Backend: r.Backend, EstTime: r.EstTime})
-		if !th.Drifted(r.EstTime, measured) {
+		case a.opts.Suite != "" && inRoster && r.Backend != roster.Backend:
+			continue
+		case a.opts.Backend != "" && r.Backend != a.opts.Backend:
 			continue
 		}
-		v, ok := estTimeValue(calls[i])
-		if !ok || !plainNumber(src[v.Start:v.End]) {
-			text := "?"
-			if ok {
-				text = string(src[v.Start:v.End])
-			}
-			p.Kept = append(p.Kept, Kept{Line: r.Line, Reason: fmt.Sprintf("est_time %s is not a plain number literal; left alone", text)})
-			continue
-		}
-		proposed := Round(measured)
-		if float64(proposed) == r.EstTime {
-			continue
-		}
-		p.Edits = append(p.Edits, Edit{Line: r.Line, Suite: r.Suite, Backend: r.Backend, Start: v.Start, End: v.End,
-			Declared: r.EstTime, Measured: measured, Proposed: proposed})
+		out = append(out, i)
 	}
-	return p, nil
+	return out
 }
+
+// noCall says that no register call matches seconds of src.
+func (a *Apply) noCall(src Source) string {
+	switch {
+	case src.Suite != "":
+		return fmt.Sprintf("measured by suite %s (%s), but no register call of the file names it", src.Suite, src.Backend)
+	case a.opts.Suite != "" && a.opts.Backend != "":
+		return fmt.Sprintf("no register call of suite %s for %s", a.opts.Suite, a.opts.Backend)
+	case a.opts.Suite != "":
+		return fmt.Sprintf("no register call of suite %s", a.opts.Suite)
+	}
+	return fmt.Sprintf("no register call for %s", a.opts.Backend)
+}
+
+// describe names a source in a message.
+func describe(src Source) string {
+	if src.Suite == "" {
+		return "an unnamed run"
+	}
+	return fmt.Sprintf("suite %s (%s)", src.Suite, src.Backend)
+}
+
+// edit decides the edit of one register call for the figure m: nil when
+// the declared value is within the threshold or already the proposed one,
+// or the reason it is kept although it drifted.
+func (a *Apply) edit(src []byte, r registry.Registration, call pysrc.Call, m Measured) (*Edit, string) {
+	if !a.opts.Threshold.Drifted(r.EstTime, m.Seconds) {
+		return nil, ""
+	}
+	v, ok := estTimeValue(call)
+	if !ok || !plainNumber(src[v.Start:v.End]) {
+		text := "?"
+		if ok {
+			text = string(src[v.Start:v.End])
+		}
+		return nil, fmt.Sprintf("est_time %s is not a plain number literal; left alone", text)
+	}
+	proposed := Round(m.Seconds)
+	if float64(proposed) == r.EstTime {
+		return nil, ""
+	}
+	return &Edit{Line: r.Line, Suite: r.Suite, Backend: r.Backend, Start: v.Start, End: v.End,
+		Declared: r.EstTime, Measured: m.Seconds, Runs: m.Runs, Proposed: proposed}, ""
+}
+
+// readsBack checks the rewritten text as every reader will: the registry
+// must accept it and read each edited call's est_time as the value
+// written, every other registration as it was. It returns what differs,
+// "" when nothing does: apply never writes a file the registry refuses.
+func readsBack(file string, text []byte, cfg *config.Config, names map[string]bool, edits []Edit) string {
+	regs, ferr := registry.FileRegistrations(file, text, cfg, names)
+	if ferr != nil {
+		return "as an error: " + ferr.Msg
+	}
+	want := map[int]int64{}
+	for _, e := range edits {
+		want[e.Line] = e.Proposed
+	}
+	for _, r := range regs {
+		if v, ok := want[r.Line]; ok && r.EstTime != float64(v) {
+			return fmt.Sprintf("est_time %s at line %d instead of %d", secs(r.EstTime), r.Line, v)
+		}
+	}
+	return ""
+}
+
+// Unreadable records that the CLI could not read a target's file (err
+// names why, without the path). Writing, that fails the run: the file
+// was to be changed. Checking or diffing, a file that cannot be read for
+// rewriting is a warning, as is a file gone since the registry listed it.
+func (a *Apply) Unreadable(file string, err error) Finding {
+	if a.opts.Mode == Write && !errors.Is(err, fs.ErrNotExist) {
+		a.failures++
+		return Finding{File: file, Level: LevelError, Msg: err.Error()}
+	}
+	return Finding{File: file, Level: LevelWarning, Msg: fmt.Sprintf("cannot read it (%v); left alone", err)}
+}
+
+// WriteFailed records that the CLI could not write a file's new text.
+func (a *Apply) WriteFailed(file string, err error) Finding {
+	a.failures++
+	return Finding{File: file, Level: LevelError, Msg: err.Error()}
+}
+
+// Outcome is how a run of apply ends.
+type Outcome struct {
+	// Exit is the exit status: 1 when a file failed (unreadable or
+	// unwritable for writing, ambiguous, refused) or --check found drift.
+	Exit int
+	// Notes are the closing lines about what was left alone.
+	Notes []string
+	// Drifted and ChangedFiles count the changed (or, checking, drifted)
+	// est_time values and their files.
+	Drifted, ChangedFiles int
+	// Update says that --check found drift: the same command without
+	// --check writes the values.
+	Update bool
+	// Narrow lists, for the files whose timings did not say which of
+	// their suites measured them, the choices --hw (when they differ in
+	// backend) or --suite would make: one command to suggest for each.
+	Narrow []Narrowing
+}
+
+// Narrowing is one flag and value that would settle which register calls
+// the seconds of an unnamed run belong to.
+type Narrowing struct {
+	Flag, Value string
+	// Why says when it is the right one, for the hint.
+	Why string
+}
+
+// Outcome decides how the run ends, once every target was planned.
+func (a *Apply) Outcome() Outcome {
+	o := Outcome{Drifted: a.drifted, ChangedFiles: a.changedFiles}
+	if a.fewRuns > 0 {
+		o.Notes = append(o.Notes, fmt.Sprintf("%d file(s) measured in fewer than %d run(s) left alone", a.fewRuns, a.opts.MinRuns))
+	}
+	if a.otherRuns > 0 {
+		o.Notes = append(o.Notes, fmt.Sprintf("%d file(s) measured by other suites than --suite/--hw name left alone", a.otherRuns))
+	}
+	o.Narrow = a.narrowings()
+	switch {
+	case a.failures > 0:
+		o.Exit = 1
+	case a.opts.Mode == Check && a.drifted > 0:
+		o.Exit = 1
+		o.Update = true
+	}
+	return o
+}
+
+// narrowings turns the ambiguous files' choices into flags: --hw per
+// backend when they span several backends, else --suite per suite.
+func (a *Apply) narrowings() []Narrowing {
+	if len(a.narrow) == 0 {
+		return nil
+	}
+	backends := map[config.Backend]bool{}
+	suites := map[string]bool{}
+	for s := range a.narrow {
+		backends[s.Backend] = true
+		suites[s.Suite] = true
+	}
+	var out []Narrowing
+	if len(backends) > 1 && a.opts.Backend == "" {
+		for b := range backends {
+			out = append(out, Narrowing{Flag: "--hw", Value: string(b), Why: fmt.Sprintf("if they were measured on %s runners", b)})
+		}
+	} else {
+		for s := range suites {
+			out = append(out, Narrowing{Flag: "--suite", Value: s, Why: fmt.Sprintf("if they were measured by suite %s", s)})
+		}
+	}
+	slices.SortFunc(out, func(x, y Narrowing) int { return strings.Compare(x.Value, y.Value) })
+	return out
+}
+
+// secs prints seconds the shortest way: 600, 1234.5.
+func secs(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // estTimeValue returns the est_time argument of a call the registry
 // accepted: the first positional argument, or the est_time keyword.

@@ -2,6 +2,7 @@ package timings
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -47,10 +48,32 @@ func TestThreshold_BothPartsMustBeExceeded(t *testing.T) {
 func TestMedian_OfTheRuns(t *testing.T) {
 	assert.Equal(t, 5.0, Median([]float64{9, 1, 5}))
 	assert.Equal(t, 4.0, Median([]float64{9, 1, 3, 5}))
+	h100 := Source{Suite: "stage-c-8-gpu-h100", Backend: config.CUDA}
 	m := Measurements{}
-	m.Add(Timings{"a": 1, "b": 2})
-	m.Add(Timings{"a": 3})
-	assert.Equal(t, Measurements{"a": {1, 3}, "b": {2}}, m)
+	m.Add(&Document{Seconds: Timings{"a": 1, "b": 2}})
+	m.Add(&Document{Seconds: Timings{"a": 3}})
+	m.Add(&Document{Seconds: Timings{"a": 4}, Sources: map[string]Source{"a": h100}})
+	assert.Equal(t, Measurements{{File: "a"}: {1, 3}, {File: "b"}: {2}, {File: "a", Source: h100}: {4}}, m)
+}
+
+// planOne plans file (its text src) for seconds of one source.
+func planOne(opts ApplyOptions, file string, src []byte, seconds float64, from Source) (FilePlan, *Apply) {
+	if opts.MinRuns == 0 {
+		opts.MinRuns = 1
+	}
+	if opts.TimeoutPerFile == 0 {
+		opts.TimeoutPerFile = 1800
+	}
+	a := NewApply(config.Default(), opts, Measurements{}, nil)
+	return a.Plan(Target{File: file, Measured: []Measured{{Source: from, Runs: 1, Seconds: seconds}}}, src), a
+}
+
+func messages(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%d %d %s\n", f.Level, f.Line, f.Msg)
+	}
+	return b.String()
 }
 
 // test_dumper.py is a copy of a Miles test file that registers for cuda
@@ -60,53 +83,102 @@ func TestPlan_RealMilesFileChangesTheCallOfTheMeasuredSuite(t *testing.T) {
 	require.NoError(t, err)
 	cfg := config.Default()
 	file := "tests/e2e/short/test_dumper.py"
+	th := ApplyOptions{Threshold: DefaultThreshold}
 
-	_, err = Plan(file, src, cfg, "", 2000, DefaultThreshold)
-	require.ErrorContains(t, err, "registers for several suites")
+	// Seconds of an unnamed run, with nothing to narrow the calls: which
+	// backend's runners took 2000 s is not known, so nothing changes and
+	// the run fails, offering --hw.
+	p, a := planOne(th, file, src, 2000, Source{})
+	assert.Empty(t, p.Edits)
+	assert.Equal(t, "2 0 registers for stage-c-8-gpu-h100 (cuda, line 34) and nightly-stage-c-8-gpu-mi350 (rocm, line 35), and the timings do not say which of them measured it; left alone\n", messages(p.Findings))
+	o := a.Outcome()
+	assert.Equal(t, 1, o.Exit)
+	assert.Equal(t, []Narrowing{{"--hw", "cuda", "if they were measured on cuda runners"}, {"--hw", "rocm", "if they were measured on rocm runners"}}, o.Narrow)
 
-	p, err := Plan(file, src, cfg, "stage-c-8-gpu-h100", 2000, DefaultThreshold)
-	require.NoError(t, err)
-	require.Len(t, p.Edits, 1)
-	assert.Equal(t, 34, p.Edits[0].Line)
-	out := Rewrite(src, p.Edits)
 	want := bytes.Replace(src, []byte("register_cuda_ci(est_time=1100,"), []byte("register_cuda_ci(est_time=2000,"), 1)
-	assert.Equal(t, string(want), string(out))
-	regs, ferr := registry.FileRegistrations(file, out, cfg, nil)
+	for name, tc := range map[string]struct {
+		opts ApplyOptions
+		from Source
+	}{
+		"the timings name the suite": {th, Source{Suite: "stage-c-8-gpu-h100", Backend: config.CUDA}},
+		"--suite":                    {ApplyOptions{Threshold: DefaultThreshold, Suite: "stage-c-8-gpu-h100"}, Source{}},
+		"--hw":                       {ApplyOptions{Threshold: DefaultThreshold, Backend: config.CUDA}, Source{}},
+	} {
+		p, a := planOne(tc.opts, file, src, 2000, tc.from)
+		require.Len(t, p.Edits, 1, name)
+		assert.Equal(t, 34, p.Edits[0].Line, name)
+		assert.Equal(t, string(want), string(p.Text), name)
+		assert.Equal(t, 0, a.Outcome().Exit, name)
+	}
+	regs, ferr := registry.FileRegistrations(file, want, cfg, nil)
 	require.Nil(t, ferr)
 	assert.Equal(t, 2000.0, regs[0].EstTime)
 	assert.Equal(t, 1800.0, regs[1].EstTime)
 
-	p, err = Plan(file, src, cfg, "nightly-stage-c-8-gpu-mi350", 1801, DefaultThreshold)
-	require.NoError(t, err)
+	p, _ = planOne(ApplyOptions{Threshold: DefaultThreshold, Suite: "nightly-stage-c-8-gpu-mi350"}, file, src, 1801, Source{})
 	assert.Empty(t, p.Edits, "within the threshold")
-	p, err = Plan(file, src, cfg, "nightly-stage-c-8-gpu-mi350", 3000, DefaultThreshold)
-	require.NoError(t, err)
+	p, _ = planOne(th, file, src, 3000, Source{Suite: "nightly-stage-c-8-gpu-mi350", Backend: config.ROCM})
 	require.Len(t, p.Edits, 1)
 	assert.Equal(t, 35, p.Edits[0].Line)
 
-	_, err = Plan(file, src, cfg, "stage-a-cpu", 3000, DefaultThreshold)
-	assert.ErrorContains(t, err, "no register call of suite stage-a-cpu")
+	p, _ = planOne(ApplyOptions{Threshold: DefaultThreshold, Suite: "stage-a-cpu"}, file, src, 3000, Source{})
+	assert.Contains(t, messages(p.Findings), "no register call of suite stage-a-cpu")
+	p, _ = planOne(th, file, src, 3000, Source{Suite: "stage-c-8-gpu-h200", Backend: config.CUDA})
+	assert.Contains(t, messages(p.Findings), "measured by suite stage-c-8-gpu-h200 (cuda), but no register call of the file names it; left alone")
 }
 
 func TestPlan_KeepsWhatIsNotAPlainNumber(t *testing.T) {
-	cfg := config.Default()
 	for _, lit := range []string{"True", "0x3C", "(0o74)"} {
 		src := "register_cpu_ci(est_time=" + lit + ", suite='stage-a-cpu')  # c\n"
-		p, err := Plan("tests/x/test_a.py", []byte(src), cfg, "", 500, DefaultThreshold)
-		require.NoError(t, err, lit)
+		p, _ := planOne(ApplyOptions{}, "tests/x/test_a.py", []byte(src), 500, Source{})
 		assert.Empty(t, p.Edits, lit)
-		require.Len(t, p.Kept, 1, lit)
-		assert.Contains(t, p.Kept[0].Reason, "not a plain number literal", lit)
+		assert.Contains(t, messages(p.Findings), "not a plain number literal", lit)
 	}
 	// Positional, parenthesized, underscored, a float: all plain numbers.
 	src := "register_cpu_ci(( 1_0.5e0 ), 'stage-a-cpu')\n"
-	p, err := Plan("tests/x/test_a.py", []byte(src), cfg, "", 500, DefaultThreshold)
-	require.NoError(t, err)
+	p, _ := planOne(ApplyOptions{}, "tests/x/test_a.py", []byte(src), 500, Source{})
 	require.Len(t, p.Edits, 1)
-	assert.Equal(t, "register_cpu_ci(( 500 ), 'stage-a-cpu')\n", string(Rewrite([]byte(src), p.Edits)))
+	assert.Equal(t, "register_cpu_ci(( 500 ), 'stage-a-cpu')\n", string(p.Text))
 
-	_, err = Plan("tests/x/test_a.py", []byte("register_cpu_ci(est_time=x, suite='s')\n"), cfg, "", 5, DefaultThreshold)
-	assert.ErrorContains(t, err, "must be a literal constant")
+	p, _ = planOne(ApplyOptions{}, "tests/x/test_a.py", []byte("register_cpu_ci(est_time=x, suite='s')\n"), 5, Source{})
+	assert.Contains(t, messages(p.Findings), "must be a literal constant")
+}
+
+// A figure no run can measure never becomes an est_time: the timings
+// reader refuses it, and Plan refuses it again should one reach it. The
+// largest one a reader accepts is written as a number the registry reads
+// back, far from the int64 that 9.2e18 s wrapped to.
+func TestPlan_NeverWritesAnEstTimeTheRegistryRefuses(t *testing.T) {
+	src := []byte("register_cpu_ci(est_time=1, suite='stage-a-cpu')\n")
+	p, a := planOne(ApplyOptions{}, "tests/x/test_a.py", src, 9.2e18, Source{})
+	assert.Empty(t, p.Edits)
+	assert.Contains(t, messages(p.Findings), "measured 9200000000000000000 seconds, which no run takes; left alone")
+	assert.Equal(t, 1, a.Outcome().Exit)
+
+	p, _ = planOne(ApplyOptions{}, "tests/x/test_a.py", src, MaxSeconds, Source{})
+	require.Len(t, p.Edits, 1)
+	assert.Equal(t, "register_cpu_ci(est_time=3100000, suite='stage-a-cpu')\n", string(p.Text))
+}
+
+// Only the registered files are targets; the rest of a timings file is
+// left alone with a warning, and measurements of another suite or in too
+// few runs are counted.
+func TestNewApply_ReadsOnlyRegisteredFiles(t *testing.T) {
+	h100 := Source{Suite: "stage-c-8-gpu-h100", Backend: config.CUDA}
+	m := Measurements{}
+	m.Add(&Document{Seconds: Timings{"tests/a.py": 1, "tests/gone.py": 2, "tests/b.py": 3, "tests/c.py": 4},
+		Sources: map[string]Source{"tests/c.py": h100}})
+	m.Add(&Document{Seconds: Timings{"tests/a.py": 5}})
+	a := NewApply(config.Default(), ApplyOptions{MinRuns: 2, Backend: config.ROCM}, m,
+		map[string]bool{"tests/a.py": true, "tests/b.py": true, "tests/c.py": true})
+	assert.Equal(t, []Target{{File: "tests/a.py", Measured: []Measured{{Runs: 2, Seconds: 3}}}}, a.Targets)
+	assert.Empty(t, a.Skipped, "tests/gone.py and tests/b.py were measured once: counted, not read")
+	assert.Equal(t, []string{"2 file(s) measured in fewer than 2 run(s) left alone", "1 file(s) measured by other suites than --suite/--hw name left alone"}, a.Outcome().Notes)
+
+	a = NewApply(config.Default(), ApplyOptions{MinRuns: 1}, m, map[string]bool{"tests/a.py": true})
+	require.Len(t, a.Skipped, 3)
+	assert.Equal(t, Finding{File: "tests/b.py", Level: LevelWarning,
+		Msg: "not a test file of the repository (none of that name below the discovery roots: deleted, renamed or never one); left alone"}, a.Skipped[0])
 }
 
 // FuzzRewrite: for any source, Plan either refuses it or gives edits whose
@@ -125,16 +197,19 @@ func FuzzRewrite(f *testing.F) {
 			return
 		}
 		file := "tests/x/test_f.py"
-		p, err := Plan(file, []byte(src), cfg, suite, measured, Threshold{})
-		if err != nil {
-			if strings.TrimSpace(err.Error()) == "" {
-				t.Fatal("an empty refusal")
+		p, _ := planOne(ApplyOptions{Suite: suite}, file, []byte(src), measured, Source{})
+		if len(p.Edits) == 0 {
+			for _, fd := range p.Findings {
+				if strings.TrimSpace(fd.Msg) == "" {
+					t.Fatal("an empty finding")
+				}
 			}
 			return
 		}
 		before, ferr := registry.FileRegistrations(file, []byte(src), cfg, nil)
 		require.Nil(t, ferr)
-		out := Rewrite([]byte(src), p.Edits)
+		out := p.Text
+		require.Equal(t, Rewrite([]byte(src), p.Edits), out)
 		after, ferr := registry.FileRegistrations(file, out, cfg, nil)
 		require.Nil(t, ferr, "the rewrite of %q is no longer a valid file: %q", src, out)
 		require.Len(t, after, len(before))

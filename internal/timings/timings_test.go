@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
 )
 
 func TestParse_Accepts(t *testing.T) {
@@ -55,6 +57,17 @@ func TestParse_RejectsWithTheProblem(t *testing.T) {
 		{`{"version": 1, "timings": {"a": 1e999}}`, `timing of "a" is 1e999; expected finite seconds`},
 		{`{"version": 1, "timings": {"b": -1, "a": true}}`, `timing of "a" is a JSON bool; expected seconds`},
 		{`{"version": 1, "timings": {"a": NaN}}`, "invalid JSON: invalid character 'N' looking for beginning of value"},
+		// No run measures more than a workflow run lasts; 9.2e18 s made
+		// apply write an est_time that wrapped negative.
+		{`{"version": 1, "timings": {"a": 9.2e18}}`, `timing of "a" is 9.2e+18 seconds, more than the 3024000 (35 days) a workflow run may last; expected measured seconds`},
+		{`{"version": 1, "timings": {"a": 3024000.5}}`, `timing of "a" is 3.0240005e+06 seconds, more than the 3024000 (35 days) a workflow run may last; expected measured seconds`},
+		// A file is named as the registry names it: below the root.
+		{`{"version": 1, "timings": {"../outside/victim.py": 1}}`, `timing of "../outside/victim.py": the file is not a path relative to the repository root ('/'-separated, no '.', '..' or empty part), as the registry names test files`},
+		{`{"version": 1, "timings": {"/etc/passwd": 1}}`, `timing of "/etc/passwd": the file is not a path relative to the repository root ('/'-separated, no '.', '..' or empty part), as the registry names test files`},
+		{`{"version": 1, "timings": {"tests//a.py": 1}}`, `timing of "tests//a.py": the file is not a path relative to the repository root ('/'-separated, no '.', '..' or empty part), as the registry names test files`},
+		{`{"version": 1, "timings": {"a": 1}, "measured_in": {"b": {"suite": "s", "backend": "cuda"}}}`, `"measured_in" names "b", which has no timing`},
+		{`{"version": 1, "timings": {"a": 1}, "measured_in": {"a": "s"}}`, `"measured_in" of "a" is "s"; expected {"suite": "SUITE", "backend": "cpu|cuda|rocm"}`},
+		{`{"version": 1, "timings": {"a": 1}, "measured_in": {"a": {"suite": "s", "backend": "tpu"}}}`, `"measured_in" of "a" has backend "tpu"; expected cpu, cuda or rocm`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.doc, func(t *testing.T) {
@@ -94,6 +107,40 @@ func TestMarshal_RoundTripsSorted(t *testing.T) {
 	assert.Contains(t, string(data), `"timings": {}`)
 }
 
+// measured_in says which suite run measured each file; it survives a
+// merge with the file's seconds, and a later file that does not say
+// clears it.
+func TestDocument_KeepsTheSourceWithTheSeconds(t *testing.T) {
+	h100 := Source{Suite: "stage-c-8-gpu-h100", Backend: config.CUDA}
+	d := &Document{Seconds: Timings{"a.py": 1, "b.py": 2}, Sources: map[string]Source{"a.py": h100, "b.py": h100}}
+	data, err := d.Marshal()
+	require.NoError(t, err)
+	assert.Equal(t, `{
+  "version": 1,
+  "timings": {
+    "a.py": 1,
+    "b.py": 2
+  },
+  "measured_in": {
+    "a.py": {
+      "suite": "stage-c-8-gpu-h100",
+      "backend": "cuda"
+    },
+    "b.py": {
+      "suite": "stage-c-8-gpu-h100",
+      "backend": "cuda"
+    }
+  }
+}
+`, string(data))
+	back, err := ParseDocument(data)
+	require.NoError(t, err)
+	assert.Equal(t, d, back)
+
+	back.Merge(&Document{Seconds: Timings{"b.py": 3}})
+	assert.Equal(t, &Document{Seconds: Timings{"a.py": 1, "b.py": 3}, Sources: map[string]Source{"a.py": h100}}, back)
+}
+
 func TestMerge_LaterFilesReplace(t *testing.T) {
 	tm := Timings{"a": 1, "b": 2}
 	tm.Merge(Timings{"b": 3, "c": 4})
@@ -127,22 +174,22 @@ func TestRead_OnlyRegularFiles(t *testing.T) {
 func TestUpdate_CreatesMergesAndKeepsAnEmptyFileUsable(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.json")
-	require.NoError(t, Update(path, Timings{"a": 1}))
-	require.NoError(t, Update(path, Timings{"b": 2, "a": 3}))
+	require.NoError(t, Update(path, &Document{Seconds: Timings{"a": 1}}))
+	require.NoError(t, Update(path, &Document{Seconds: Timings{"b": 2, "a": 3}}))
 	got, err := Read(path)
 	require.NoError(t, err)
 	assert.Equal(t, Timings{"a": 3, "b": 2}, got)
 
 	empty := filepath.Join(dir, "empty.json")
 	require.NoError(t, os.WriteFile(empty, nil, 0o644))
-	require.NoError(t, Update(empty, Timings{"c": 4}))
+	require.NoError(t, Update(empty, &Document{Seconds: Timings{"c": 4}}))
 	got, err = Read(empty)
 	require.NoError(t, err)
 	assert.Equal(t, Timings{"c": 4}, got)
 
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 1}`), 0o644))
-	assert.EqualError(t, Update(bad, Timings{"c": 4}), `read timings "`+bad+`": no "timings"; expected {"version": 1, "timings": {...}}`)
+	assert.EqualError(t, Update(bad, &Document{Seconds: Timings{"c": 4}}), `read timings "`+bad+`": no "timings"; expected {"version": 1, "timings": {...}}`)
 	data, err := os.ReadFile(bad)
 	require.NoError(t, err)
 	assert.Equal(t, `{"version": 1}`, string(data), "a broken file is left as it was")
@@ -164,7 +211,7 @@ func TestUpdate_TenConcurrentShardsLoseNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for r := range rounds {
-				errs <- Update(path, Timings{fmt.Sprintf("tests/shard%d/test_%d.py", s, r): float64(s*rounds + r)})
+				errs <- Update(path, &Document{Seconds: Timings{fmt.Sprintf("tests/shard%d/test_%d.py", s, r): float64(s*rounds + r)}})
 			}
 		}()
 	}

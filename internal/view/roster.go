@@ -140,9 +140,10 @@ func WriteRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error 
 	return err
 }
 
-// overBudget is the factor of est_time past which the Python runner's
-// timeout rule, floor(est_time x 1.25), no longer covers a file.
-const overBudget = 1.25
+// overBudget reports whether a file measured m seconds runs past the time
+// limit its est_time earns (registry.TimeLimit with no per-file timeout):
+// the Python runner's timeout rule no longer covers it.
+func overBudget(m, est float64) bool { return m > registry.TimeLimit(0, est) }
 
 // measuredCells are the MEASURED and VS EST cells of a registration.
 func measuredCells(r registry.Registration, measured timings.Timings) (string, string) {
@@ -150,7 +151,7 @@ func measuredCells(r registry.Registration, measured timings.Timings) (string, s
 	switch {
 	case !ok:
 		return "-", "-"
-	case m > r.EstTime*overBudget:
+	case overBudget(m, r.EstTime):
 		return secondsShort(m), "OVER 1.25x est"
 	}
 	return secondsShort(m), "ok"
@@ -170,7 +171,7 @@ func WriteOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registrati
 			continue
 		}
 		n++
-		if m > r.EstTime*overBudget {
+		if overBudget(m, r.EstTime) {
 			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", cell(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
 		}
 	}

@@ -73,3 +73,13 @@ func TestWriteOverBudget_SaysWhenNothingDrifted(t *testing.T) {
 	assert.Equal(t, "\n1 of 2 enabled registrations measured; 1 over 1.25 x est_time (the Python timeout rule):\n"+
 		"  - tests/e2e/test_a.py (stage-c-8-gpu-h100): measured 126s, est_time 100s\n", b.String())
 }
+
+// Over budget means past the limit the runner gives: est_time 2 earns
+// int(2.5) = 2 seconds, so 2.4 s measured is over it.
+func TestWriteOverBudget_IsPastTheRunnersTruncatedLimit(t *testing.T) {
+	cfg := config.Default()
+	regs := []registry.Registration{{File: "tests/e2e/test_a.py", Backend: config.CUDA, Suite: "stage-c-8-gpu-h100", EstTime: 2}}
+	var b strings.Builder
+	assert.NoError(t, WriteOverBudget(&b, cfg, regs, timings.Timings{"tests/e2e/test_a.py": 2.4}))
+	assert.Contains(t, b.String(), "1 over 1.25 x est_time")
+}
