@@ -219,7 +219,7 @@ func (r *runState) closeGate(wait time.Duration) {
 	delete(exemptGroups, p.pgid)
 	exemptMu.Unlock()
 	// Whatever the adapter started and left in its group goes too.
-	sweep(p.pgid)
+	sweep(p.pgid, 0)
 	for range p.answers {
 	}
 }
