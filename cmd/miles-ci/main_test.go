@@ -120,10 +120,15 @@ func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ..
 // startRunEnv is startRun with env added to miles-ci's environment.
 func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	root := t.TempDir()
-	file := filepath.Join(root, "tests", "fast-gpu", name)
-	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	cmd, root := startRunTree(t, env, map[string]string{"tests/fast-gpu/" + name: src}, stdout, stderr, extra...)
+	return cmd, filepath.Join(root, "tests", "fast-gpu", name)
+}
+
+// startRunTree is startRunEnv over a fresh repository holding tree (paths
+// below the root and their text); it returns the command and the root.
+func startRunTree(t *testing.T, env []string, tree map[string]string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
+	root := testutil.TempTree(t, tree)
 	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=", "PATH="+testutil.ShellAsPython(t))
@@ -131,7 +136,7 @@ func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return cmd, file
+	return cmd, root
 }
 
 // TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
