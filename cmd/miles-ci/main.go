@@ -12,10 +12,12 @@ import (
 )
 
 // forceExitAfter bounds how long miles-ci may take to stop after the first
-// stop signal (see stopSignals). A running suite needs a few seconds (its children get
-// SIGTERM, then SIGKILL three seconds later, then the summary is printed);
-// a command blocked in the kernel, such as opening a FIFO nobody writes to,
-// never looks at its context, and must still end.
+// stop signal (see stopSignals). Only a command that a signal lets finish
+// waits (cli.MainContext): a running suite needs a few seconds (its
+// children get SIGTERM, then SIGKILL three seconds later, then the summary
+// and the reports are written); such a command blocked in the kernel, in a
+// write to a pipe nobody reads, never looks at its context, and must still
+// end.
 var forceExitAfter = 8 * time.Second
 
 // stopSignals end a run the orderly way: SIGINT (^C), SIGTERM (a job
@@ -27,8 +29,9 @@ var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 func main() {
 	// A stop signal cancels the context instead of killing miles-ci, so a
 	// running suite can stop its children's process groups and print its
-	// summary before exiting with 128 + the signal. A second signal, or the
-	// first one left unanswered for forceExitAfter, exits at once.
+	// summary before exiting with 128 + the signal; a command that only
+	// reads and prints exits with it at once. A second signal, or the first
+	// one left unanswered for forceExitAfter, exits at once.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

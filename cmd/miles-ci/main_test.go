@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -119,10 +120,15 @@ func startRun(t *testing.T, name, src string, stdout, stderr io.Writer, extra ..
 // startRunEnv is startRun with env added to miles-ci's environment.
 func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
 	t.Helper()
-	root := t.TempDir()
-	file := filepath.Join(root, "tests", "fast-gpu", name)
-	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
-	require.NoError(t, os.WriteFile(file, []byte(src), 0o644))
+	cmd, root := startRunTree(t, env, map[string]string{"tests/fast-gpu/" + name: src}, stdout, stderr, extra...)
+	return cmd, filepath.Join(root, "tests", "fast-gpu", name)
+}
+
+// startRunTree is startRunEnv over a fresh repository holding tree (paths
+// below the root and their text); it returns the command and the root.
+func startRunTree(t *testing.T, env []string, tree map[string]string, stdout, stderr io.Writer, extra ...string) (*exec.Cmd, string) {
+	t.Helper()
+	root := testutil.TempTree(t, tree)
 	args := append([]string{"--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp"}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=", "PATH="+testutil.ShellAsPython(t))
@@ -130,29 +136,34 @@ func startRunEnv(t *testing.T, env []string, name, src string, stdout, stderr io
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return cmd, file
+	return cmd, root
 }
 
 // TestSignal_EndsACommandBlockedInTheKernel checks that a signal stops
-// miles-ci even where nothing can look at its context: a write(2) to a
-// stdout pipe that no one reads. (Every file miles-ci opens is opened
-// without waiting, so a full pipe is what is left to block on.)
+// miles-ci even where nothing can look at its context and the command is
+// one a signal lets finish (report summary, which may be writing a JUnit
+// file): a write(2) to a stdout pipe that no one reads. (Every file
+// miles-ci opens is opened without waiting, so a full pipe is what is left
+// to block on.)
 func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	// Enough test files that `suites --json` writes far more than a pipe
-	// holds (64 KiB).
-	fast := filepath.Join(dir, "tests", "fast")
-	require.NoError(t, os.MkdirAll(fast, 0o755))
+	// Enough files that the summary is far more than a pipe holds (64 KiB).
+	big := filepath.Join(t.TempDir(), "big.json")
+	rep := &report.Report{Suite: "stage-b-2-gpu-h200", Backend: "cuda"}
 	for i := range 2000 {
-		require.NoError(t, os.WriteFile(filepath.Join(fast, fmt.Sprintf("test_%04d.py", i)), []byte("x = 1\n"), 0o644))
+		rep.Files = append(rep.Files, report.File{File: fmt.Sprintf("tests/e2e/test_%04d.py", i), Status: report.Fail,
+			Attempts: 1, Elapsed: 1, Reason: "exit code 1"})
 	}
+	rep.Finish()
+	data, err := report.Marshal(rep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(big, data, 0o644))
 	for _, second := range []bool{true, false} {
 		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
 			r, w, err := os.Pipe()
 			require.NoError(t, err)
 			defer r.Close() // open and never read: the writer blocks once it is full
-			cmd := exec.Command(os.Args[0], "--root", dir, "suites", "--json")
+			cmd := exec.Command(os.Args[0], "report", "summary", big)
 			// Without the second signal, miles-ci exits when forceExitAfter
 			// has passed; a second is enough for the test.
 			cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "MILES_CI_TEST_FORCE_EXIT_AFTER=1s")
@@ -274,4 +285,72 @@ func TestSIGPIPE_TheRunGoesOnAndWritesItsReports(t *testing.T) {
 	assert.Contains(t, string(data), `"passed": true`)
 	assert.FileExists(t, timings)
 	assert.Empty(t, stderr.String())
+}
+
+// TestSignal_ACommandThatOnlyReadsStopsAtOnce checks `lint` and `policy`
+// stopped by SIGTERM while they print into a pipe nobody reads: each exits
+// 128 + the signal at once, as a command with nothing to finish should. The
+// forced exit is ten minutes away here, so a command that waited for it
+// would come nowhere near the test's bound.
+func TestSignal_ACommandThatOnlyReadsStopsAtOnce(t *testing.T) {
+	t.Parallel()
+	testutil.NeedLinux(t, "FIONREAD, to see miles-ci write")
+	dir := t.TempDir()
+	// Registrations lint reports one by one (a GPU test under tests/fast/),
+	// and a pull request's diff that policy --explain lists path by path:
+	// several pipefuls of output either way.
+	fast := filepath.Join(dir, "tests", "fast")
+	require.NoError(t, os.MkdirAll(fast, 0o755))
+	var diff bytes.Buffer
+	for i := range 300 {
+		require.NoError(t, os.WriteFile(filepath.Join(fast, fmt.Sprintf("test_%04d.py", i)), []byte(registration), 0o644))
+		fmt.Fprintf(&diff, "M\x00docs/ci/a-page-of-the-documentation-%04d.md\x00", i)
+	}
+	diffPath := filepath.Join(dir, "changed.diff")
+	require.NoError(t, os.WriteFile(diffPath, diff.Bytes(), 0o644))
+
+	tests := []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"lint", []string{"lint"}, nil},
+		{"policy", []string{"policy", "--explain"},
+			[]string{"EVENT_NAME=pull_request", "PR_LABELS_JSON=[]", "CHANGED_FILES_PATH=" + diffPath}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			defer r.Close() // never read
+			// The pipe is full but for a page, so that the command's
+			// first output shows, and the rest blocks it.
+			_, capacity := pipeState(t, r)
+			prefill := capacity - os.Getpagesize()
+			_, err = w.Write(make([]byte, prefill))
+			require.NoError(t, err)
+			cmd := exec.Command(os.Args[0], append([]string{"--root", dir}, tt.args...)...)
+			cmd.Env = append(append(os.Environ(), "MILES_CI_TEST_MAIN=1", "MILES_CI_TEST_FORCE_EXIT_AFTER=10m"), tt.env...)
+			cmd.Stdout, cmd.Stderr = w, w
+			require.NoError(t, cmd.Start())
+			w.Close()
+			t.Cleanup(func() { _ = cmd.Process.Kill() })
+			// miles-ci writes only once it handles stop signals (main's
+			// first step).
+			require.Eventually(t, func() bool { queued, _ := pipeState(t, r); return queued > prefill },
+				60*time.Second, 5*time.Millisecond, "miles-ci never wrote")
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err = <-done:
+			case <-time.After(60 * time.Second):
+				t.Fatalf("miles-ci %s did not stop after SIGTERM", tt.name)
+			}
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "exit: %v", err)
+			assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
+		})
+	}
 }

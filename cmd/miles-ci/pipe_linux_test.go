@@ -18,6 +18,14 @@ const (
 // page, which a write that did not fit a partly filled page leaves free.
 func pipeFull(t *testing.T, r *os.File) bool {
 	t.Helper()
+	queued, capacity := pipeState(t, r)
+	return queued >= capacity-os.Getpagesize()
+}
+
+// pipeState returns how many bytes wait in the pipe that r reads from, and
+// how many it holds.
+func pipeState(t *testing.T, r *os.File) (queued, capacity int) {
+	t.Helper()
 	fd := r.Fd()
 	size, _, errno := syscall.Syscall(syscall.SYS_FCNTL, fd, fGetPipeSiz, 0)
 	if errno != 0 {
@@ -27,5 +35,5 @@ func pipeFull(t *testing.T, r *os.File) bool {
 	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, fd, fionread, uintptr(unsafe.Pointer(&n))); errno != 0 {
 		t.Fatalf("FIONREAD: %v", errno)
 	}
-	return int(n) >= int(size)-os.Getpagesize()
+	return int(n), int(size)
 }

@@ -79,18 +79,57 @@ func Main(args []string, f *Factory) int {
 	return MainContext(context.Background(), args, f)
 }
 
+// finishOnSignal names the commands a stop signal lets finish: run, which
+// stops its children on the cancelled context and still writes its
+// reports, and the commands that write files of their own, which a cut
+// could leave half written. Every other command only reads and prints
+// (policy's GITHUB_OUTPUT and step summary lines are appends of one write
+// each): nothing is lost by ending it at once, however long it would take.
+var finishOnSignal = map[string]bool{
+	"miles-ci run": true, "miles-ci report merge": true, "miles-ci report summary": true,
+	"miles-ci timings merge": true, "miles-ci timings apply": true,
+}
+
 // MainContext is Main with a context that a signal cancels (with a
-// *SignalError cause): the running command stops its children, and the
-// exit status is 128 + the signal's number unless the command chose one.
+// *SignalError cause). The exit status is then 128 + the signal's number
+// unless the command chose one: at once for a command that only reads and
+// prints, once it has finished for one of finishOnSignal (run stops its
+// children first; main bounds the wait).
 func MainContext(ctx context.Context, args []string, f *Factory) int {
 	root := NewCmdRoot(f)
 	markRunErrors(root)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteContextC(ctx)
-	if err != nil && isCobraUsageError(cmd, err) {
-		err = cobraUsageError(err.Error())
+	// The command is found as cobra finds it, before it runs: nothing else
+	// may touch the tree while it does.
+	finish := false
+	if target, _, err := root.Find(args); err == nil {
+		finish = finishOnSignal[target.CommandPath()]
 	}
-	code := exitCode(err, f.ErrOut, cmd.CommandPath()) // cmd is never nil, root at worst
+	// The command and the printing of its error run apart, so that a
+	// signal can end a command blocked anywhere, even in a write to a full
+	// pipe.
+	done := make(chan int, 1)
+	go func() {
+		cmd, err := root.ExecuteContextC(ctx)
+		if err != nil && isCobraUsageError(cmd, err) {
+			err = cobraUsageError(err.Error())
+		}
+		done <- exitCode(err, f.ErrOut, cmd.CommandPath()) // cmd is never nil, root at worst
+	}()
+	var code int
+	select {
+	case code = <-done:
+	case <-ctx.Done():
+		select {
+		case code = <-done:
+		default:
+			if !finish {
+				// Left running, it ends with the process.
+				return interruptedStatus(ctx)
+			}
+			code = <-done
+		}
+	}
 	if code == exitOK && ctx.Err() != nil {
 		return interruptedStatus(ctx)
 	}

@@ -256,3 +256,16 @@ func TestGroups_AMistypedSubcommandGetsASuggestion(t *testing.T) {
 	require.Equal(t, 0, Main([]string{"completion", "bash"}, f), errOut.String())
 	assert.Contains(t, out.String(), "bash completion")
 }
+
+// Every command a stop signal lets finish is one miles-ci has, found as
+// MainContext finds it: a misspelt name would quietly let it be cut.
+func TestRoot_TheCommandsASignalLetsFinishExist(t *testing.T) {
+	f, _, _ := suitesFactory(t.TempDir(), nil)
+	root := NewCmdRoot(f)
+	for path := range finishOnSignal {
+		args := append(strings.Fields(path)[1:], "--flag-of-no-command")
+		cmd, _, err := root.Find(args)
+		require.NoError(t, err, path)
+		assert.Equal(t, path, cmd.CommandPath())
+	}
+}

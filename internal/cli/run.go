@@ -167,11 +167,12 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		noteDropped(f, p)
 		return err
 	}
-	if err := opts.showGate(f, p.Backend); err != nil {
+	gate, err := opts.decideGate(f, p.Backend, p.Suite.Name)
+	if err != nil {
 		return err
 	}
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, p)
+	return executeSuite(ctx, f, opts, p, gate)
 }

@@ -29,29 +29,29 @@ func interruptedStatus(ctx context.Context) int {
 	return 128 + int(syscall.SIGINT)
 }
 
-// showGate prints the line that says whether the metric-history gate runs
-// in a run of a backend suite, and why, when there is one to say (see
-// suiterun.DecideGate).
-func (o *RunOptions) showGate(f *Factory, b config.Backend) error {
-	_, line := suiterun.DecideGate(b, f.Getenv, o.GateHook, o.NoGate, o.gate)
-	if line == "" {
-		return nil
+// decideGate makes the run's one decision on the metric-history gate, for a
+// suite of backend b (see suiterun.DecideGate), and prints the line that
+// says whether it runs and why, when there is one.
+func (o *RunOptions) decideGate(f *Factory, b config.Backend, suite string) (suiterun.Gate, error) {
+	gate := suiterun.DecideGate(b, suite, f.Getenv, o.GateHook, o.NoGate, o.gate)
+	if gate.Line == "" {
+		return gate, nil
 	}
-	_, err := fmt.Fprintln(f.Out, line)
-	return err
+	_, err := fmt.Fprintln(f.Out, gate.Line)
+	return gate, err
 }
 
 // executeSuite runs the enabled registrations of a planned suite (already
-// printed; see package suiterun) and returns nil when every file passed, an
-// *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
-// suite, 128 + the signal after an interrupt.
-func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan) error {
+// printed, with its gate decided; see package suiterun) and returns nil
+// when every file passed, an *ExitError otherwise: pytest's status for a
+// CPU suite, 1 for a failed GPU suite, 128 + the signal after an interrupt.
+func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, GateHook: opts.GateHook, Gate: opts.gate, NoGate: opts.NoGate, Outputs: opts.Outputs,
+		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs,
 		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 	})
 	switch {

@@ -19,6 +19,7 @@ import (
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/suiterun"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -61,6 +62,13 @@ func testPlan(backend config.Backend, continueOnError bool, regs []registry.Regi
 	return &suite.Plan{Backend: backend, Suite: config.Suite{Name: "s"}, ContinueOnError: continueOnError, Enabled: regs, Tests: regs}
 }
 
+// decideAndExecute decides the gate of p's run, as run does before it
+// executes the suite, and executes it.
+func decideAndExecute(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan) error {
+	gate := suiterun.DecideGate(p.Backend, p.Suite.Name, f.Getenv, opts.GateHook, opts.NoGate, opts.gate)
+	return executeSuite(ctx, f, opts, p, gate)
+}
+
 func execOptions() *RunOptions {
 	return &RunOptions{selectionFlags: selectionFlags{Suite: "s"}, Limits: runner.Limits{TimeoutPerFile: 30, MaxAttempts: 2, RetryWaitSeconds: 0, RetryTimeoutIncrease: 600}}
 }
@@ -79,7 +87,7 @@ func TestExecuteSuite_GitHubActionsMarkersReportsAndStepSummary(t *testing.T) {
 	opts.TimingsOut = filepath.Join(tmp, "timings.json")
 	require.NoError(t, os.WriteFile(opts.TimingsOut, []byte(`{"version": 1, "timings": {"other/shard.py": 12.5}}`), 0o644))
 
-	err := executeSuite(context.Background(), f, opts, testPlan(config.CUDA, true, gpuRegs("t/a|b.py", "t/ok.py")))
+	err := decideAndExecute(context.Background(), f, opts, testPlan(config.CUDA, true, gpuRegs("t/a|b.py", "t/ok.py")))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 1, exit.Code)
@@ -140,7 +148,7 @@ func TestExecuteSuite_NoMarkersOutsideGitHubActions(t *testing.T) {
 	root := execRepo(t, map[string]string{"ok.py": "echo fine\n"})
 	for _, v := range []string{"", "1", "TRUE"} {
 		f, out, _ := shellFactory(root, map[string]string{"GITHUB_ACTIONS": v})
-		require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(config.CUDA, false, gpuRegs("ok.py"))))
+		require.NoError(t, decideAndExecute(context.Background(), f, execOptions(), testPlan(config.CUDA, false, gpuRegs("ok.py"))))
 		assert.NotContains(t, out.String(), "::group::", "GITHUB_ACTIONS=%q", v)
 		assert.NotContains(t, out.String(), "[1/1] ", "GITHUB_ACTIONS=%q", v)
 		assert.Contains(t, out.String(), "Test Summary: 1/1 passed\n")
@@ -176,7 +184,7 @@ fi
 				t.Cleanup(func() { os.RemoveAll(base) })
 			}
 			f, out, _ := shellFactory(root, tt.env)
-			require.NoError(t, executeSuite(context.Background(), f, execOptions(), testPlan(tt.backend, false, gpuRegs("g.py"))))
+			require.NoError(t, decideAndExecute(context.Background(), f, execOptions(), testPlan(tt.backend, false, gpuRegs("g.py"))))
 			i := strings.Index(out.String(), "record=")
 			require.GreaterOrEqual(t, i, 0)
 			got := strings.SplitN(out.String()[i+len("record="):], "\n", 2)[0]
@@ -206,7 +214,7 @@ func TestExecuteSuite_CPURunsPytestAndPassesItsStatus(t *testing.T) {
 	// A relative path is made absolute (its directory must exist).
 	opts.JUnitXML = "testdata/junit.xml"
 	regs := []registry.Registration{{File: "a.py", Backend: config.CPU}, {File: "b.py", Backend: config.CPU}}
-	err := executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs))
+	err := decideAndExecute(context.Background(), f, opts, testPlan(config.CPU, false, regs))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 4, exit.Code)
@@ -226,7 +234,7 @@ func TestExecuteSuite_InterruptExitsWith128PlusSignal(t *testing.T) {
 		<-launch.Readied()
 		cancel(&SignalError{Signal: sigTERM})
 	}()
-	err := executeSuite(ctx, f, execOptions(), testPlan(config.CUDA, false, gpuRegs("hang.py")))
+	err := decideAndExecute(ctx, f, execOptions(), testPlan(config.CUDA, false, gpuRegs("hang.py")))
 	var exit *ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 143, exit.Code)
@@ -271,7 +279,7 @@ func TestExecuteSuite_OutputPathsAreCheckedBeforeTheFirstTest(t *testing.T) {
 			f, out, _ := shellFactory(root, nil)
 			opts := execOptions()
 			tt.set(opts, tt.path)
-			err := executeSuite(context.Background(), f, opts, testPlan(config.CUDA, false, gpuRegs("ran.py")))
+			err := decideAndExecute(context.Background(), f, opts, testPlan(config.CUDA, false, gpuRegs("ran.py")))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.NoFileExists(t, filepath.Join(root, "ran.py.ran"), "the test ran")
@@ -291,14 +299,14 @@ func TestExecuteSuite_CPUChecksOnlyTheJUnitPath(t *testing.T) {
 	f, _, _ := execFactory(t.TempDir(), nil)
 	opts := execOptions()
 	opts.JUnitXML = "/missing/dir/j.xml"
-	err := executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs))
+	err := decideAndExecute(context.Background(), f, opts, testPlan(config.CPU, false, regs))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `--junit-xml "/missing/dir/j.xml": directory "/missing/dir" does not exist`)
 
 	f, _, errOut := execFactory(t.TempDir(), nil)
 	opts = execOptions()
 	opts.JSONReport = "/missing/dir/r.json"
-	require.NoError(t, executeSuite(context.Background(), f, opts, testPlan(config.CPU, false, regs)))
+	require.NoError(t, decideAndExecute(context.Background(), f, opts, testPlan(config.CPU, false, regs)))
 	assert.Contains(t, errOut.String(), "--json-report applies to GPU suites only")
 }
 
@@ -318,6 +326,11 @@ func TestRun_ListOnlyStatesTheGate(t *testing.T) {
 		{"--gate-hook wins", neon, []string{"--gate-hook", "true"}, "[CI Gate] on: NEON_DATABASE_URL is set; --gate-hook runs after each passed file"},
 		{"--no-gate", neon, []string{"--no-gate"}, "[CI Gate] off: --no-gate"},
 		{"--no-gate without the variable", nil, []string{"--no-gate"}, "[CI Gate] off: --no-gate"},
+		// The hook runs wherever there are records to read: the line says
+		// so, as the run does it.
+		{"--gate-hook with a named record base", map[string]string{"MILES_CI_GATE_RECORD_DIR": "/records"}, []string{"--gate-hook", "true"},
+			"[CI Gate] on: MILES_CI_GATE_RECORD_DIR is set; --gate-hook runs after each passed file"},
+		{"--gate-hook with nothing to read", nil, []string{"--gate-hook", "true"}, ""},
 		{"a cpu suite has no gate", neon, []string{"--hw", "cpu", "--suite", "stage-a-cpu"}, ""},
 	}
 	for _, tt := range tests {

@@ -72,12 +72,13 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return err
 	}
 	opts.gate = cfg.Gate
-	if err := opts.showGate(f, r.Backend); err != nil {
+	gate, err := opts.decideGate(f, r.Backend, r.Suite)
+	if err != nil {
 		return err
 	}
 	if opts.ListOnly {
 		return nil
 	}
 	return executeSuite(ctx, f, opts, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite},
-		Enabled: []registry.Registration{r}, Tests: []registry.Registration{r}})
+		Enabled: []registry.Registration{r}, Tests: []registry.Registration{r}}, gate)
 }

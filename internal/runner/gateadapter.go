@@ -5,8 +5,8 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -40,13 +40,23 @@ type GateAdapter struct {
 // closes at the end of a run before it is killed.
 var gateCloseWait = 5 * time.Second
 
-// gateProc is the running adapter.
+// gateExitWait is how long an adapter whose answers ended has to exit
+// before it is killed: it can answer no more, but a dying one is let to
+// say its status.
+const gateExitWait = 5 * time.Second
+
+// gateProc is the running adapter. Every descriptor it was given is a
+// pipe or file of ours, so os/exec copies nothing and cmd.Wait returns as
+// soon as the adapter exits: a process the gate left holding a pipe cannot
+// block the run, which stops reading a pipe at its own deadline.
 type gateProc struct {
 	cmd     *exec.Cmd
 	pgid    int
-	stdin   io.WriteCloser
-	answers chan string // closed when the adapter closes its answer pipe
-	waited  chan struct{}
+	stdin   *os.File    // our end of its requests
+	answerR *os.File    // our end of its answers
+	answers chan string // closed when reading answerR stops
+	out     *childOutput
+	waited  chan struct{} // closed once os/exec has its exit status
 }
 
 // gateState is the adapter of one run: not started, running, or off.
@@ -72,7 +82,7 @@ func (r *runState) runGateAdapter(ctx context.Context, res *FileResult) {
 			return
 		}
 		g.proc = p
-		ans, ok := r.gateAnswer(ctx, p)
+		ans, ok := r.gateCall(ctx, p, nil)
 		switch {
 		case !ok:
 			r.stopGate(fmt.Sprintf("gate unavailable (%s); gate disabled.", ans))
@@ -93,11 +103,7 @@ func (r *runState) runGateAdapter(ctx context.Context, res *FileResult) {
 		"file": res.File, "record": res.RecordPath, "write_baseline": o.WriteBaseline,
 		"backend": o.Gate.Backend, "suite": o.Gate.Suite,
 	})
-	if _, err := g.proc.stdin.Write(append(req, '\n')); err != nil {
-		r.stopGate(fmt.Sprintf("hook failed for %s: the gate process is gone (%v); gate disabled.", name, err))
-		return
-	}
-	ans, ok := r.gateAnswer(ctx, g.proc)
+	ans, ok := r.gateCall(ctx, g.proc, append(req, '\n'))
 	switch {
 	case !ok:
 		r.stopGate(fmt.Sprintf("hook failed for %s: %s; gate disabled.", name, ans))
@@ -108,28 +114,50 @@ func (r *runState) runGateAdapter(ctx context.Context, res *FileResult) {
 	}
 }
 
-// gateAnswer waits for the adapter's next answer, at most the gate's
-// timeout; ok is false, with the reason in place of the answer, when none
-// came.
-func (r *runState) gateAnswer(ctx context.Context, p *gateProc) (string, bool) {
-	t := time.NewTimer(r.opts.Gate.Timeout)
+// gateCall sends the adapter req (none when nil: the start is a call
+// whose request was the command line) and waits for its next answer, the
+// two together within the gate's timeout; ok is false, with the reason in
+// place of the answer, when none came. When the answers end, the adapter
+// died or closed its answer pipe: it has gateExitWait (within the same
+// timeout) to exit, for the reason to name its status.
+func (r *runState) gateCall(ctx context.Context, p *gateProc, req []byte) (string, bool) {
+	timeout := r.opts.Gate.Timeout
+	deadline := time.Now().Add(timeout)
+	t := time.NewTimer(timeout)
 	defer t.Stop()
+	if req != nil {
+		_ = p.stdin.SetWriteDeadline(deadline)
+		if _, err := p.stdin.Write(req); errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Sprintf("the gate process took no request within %s", timeout), false
+		} else if err != nil {
+			return fmt.Sprintf("the gate process is gone (%v)", err), false
+		}
+	}
 	select {
 	case a, open := <-p.answers:
-		if !open {
-			<-p.waited
-			return fmt.Sprintf("the gate process exited with status %d", exitStatus(p.cmd.ProcessState)), false
+		if open {
+			return a, true
 		}
-		return a, true
+		exit := time.NewTimer(gateExitWait)
+		defer exit.Stop()
+		select {
+		case <-p.waited:
+			return fmt.Sprintf("the gate process exited with status %d", exitStatus(p.cmd.ProcessState)), false
+		case <-t.C:
+		case <-exit.C:
+		case <-ctx.Done():
+			return "interrupted", false
+		}
+		return "the gate process closed its answer pipe and kept running", false
 	case <-t.C:
-		return fmt.Sprintf("no answer after %s", r.opts.Gate.Timeout), false
+		return fmt.Sprintf("no answer after %s", timeout), false
 	case <-ctx.Done():
 		return "interrupted", false
 	}
 }
 
 // startGateAdapter starts the adapter in a process group of its own that
-// the sweeps after each file spare (see exemptGroup); its output is the
+// the sweeps after each file spare (see exemptGroups); its output is the
 // run's.
 func (r *runState) startGateAdapter() (*gateProc, error) {
 	o := &r.opts
@@ -143,19 +171,32 @@ func (r *runState) startGateAdapter() (*gateProc, error) {
 	cmd := exec.Command(python, "-c", gateAdapterScript, string(names))
 	cmd.Dir = o.Root
 	cmd.Env = o.Env
-	cmd.Stdout, cmd.Stderr = o.Out, o.ErrOut
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	ar, aw, err := os.Pipe()
+	// Should a descriptor ever be left to os/exec to copy, its Wait still
+	// returns this long after the adapter exits.
+	cmd.WaitDelay = drainMax
+	outs, err := attachOutput(cmd, o.Out, o.ErrOut, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{aw}
-	stdin, err := cmd.StdinPipe()
+	var pipes [4]*os.File // requests: read, write; answers: read, write
+	closeAll := func() {
+		outs.abort()
+		for _, f := range pipes {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	if pipes[0], pipes[1], err = os.Pipe(); err == nil {
+		pipes[2], pipes[3], err = os.Pipe()
+	}
 	if err != nil {
-		ar.Close()
-		aw.Close()
+		closeAll()
 		return nil, err
 	}
+	cmd.Stdin = pipes[0]
+	cmd.ExtraFiles = []*os.File{pipes[3]}
 	prepareChildren()
 	start := o.Start
 	if start == nil {
@@ -167,17 +208,21 @@ func (r *runState) startGateAdapter() (*gateProc, error) {
 		exemptGroups[cmd.Process.Pid] = true
 	}
 	exemptMu.Unlock()
-	aw.Close()
 	if err != nil {
-		ar.Close()
-		stdin.Close()
+		closeAll()
 		return nil, err
 	}
-	p := &gateProc{cmd: cmd, pgid: cmd.Process.Pid, stdin: stdin, answers: make(chan string, 1), waited: make(chan struct{})}
+	// The adapter has its own copies of its ends.
+	pipes[0].Close()
+	pipes[3].Close()
+	outs.started()
+	p := &gateProc{
+		cmd: cmd, pgid: cmd.Process.Pid, stdin: pipes[1], answerR: pipes[2], answers: make(chan string, 1),
+		out: outs, waited: make(chan struct{}),
+	}
 	go func() {
 		defer close(p.answers)
-		defer ar.Close()
-		sc := bufio.NewScanner(ar)
+		sc := bufio.NewScanner(p.answerR)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			p.answers <- sc.Text()
@@ -200,8 +245,11 @@ func (r *runState) stopGate(why string) {
 	}
 }
 
-// closeGate ends the adapter, if one runs: its input closes, it has wait
-// to exit, then its process group is killed; it never outlives the run.
+// closeGate ends the adapter, if one runs, within a bound whatever the
+// gate did: its input closes and it has wait to exit; then it, its process
+// group and every process it started are swept (SIGTERM, then SIGKILL),
+// in its session or out of it, and our ends of its pipes stop being read.
+// Nothing of the gate outlives the run.
 func (r *runState) closeGate(wait time.Duration) {
 	p := r.gate.proc
 	if p == nil {
@@ -209,17 +257,33 @@ func (r *runState) closeGate(wait time.Duration) {
 	}
 	r.gate.proc = nil
 	p.stdin.Close()
+	t := time.NewTimer(wait)
 	select {
 	case <-p.waited:
-	case <-time.After(wait):
+	case <-t.C:
 	}
-	killGroup(p.pgid, syscall.SIGKILL)
-	<-p.waited
+	t.Stop()
+	// No longer exempt, the adapter (alive or a zombie os/exec collects)
+	// is the sweep's like any other descendant: the sweep finds what it
+	// started below it, and on Linux what it orphaned, which the subreaper
+	// adopted, in a session of its own or not.
 	exemptMu.Lock()
 	delete(exemptGroups, p.pgid)
 	exemptMu.Unlock()
-	// Whatever the adapter started and left in its group goes too.
-	sweep(p.pgid)
+	if n := sweep(p.pgid, p.cmd.Process.Pid); n > 0 {
+		fmt.Fprintf(r.opts.ErrOut, "[CI Gate] warning: %d process(es) of the gate still alive %s after SIGKILL\n", n, sweepMax)
+	}
+	t = time.NewTimer(sweepMax)
+	select {
+	case <-p.waited:
+	case <-t.C:
+	}
+	t.Stop()
+	// Answers nobody asked for are dropped; a helper still holding the
+	// answer pipe no longer keeps its reader waiting.
+	_ = p.answerR.SetReadDeadline(time.Now())
 	for range p.answers {
 	}
+	p.answerR.Close()
+	p.out.finish()
 }

@@ -68,67 +68,20 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 	cmd.Env = spec.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
-	var copies []*copier
-	var childEnds []*os.File
-	cleanup := func() {
-		for _, f := range childEnds {
-			f.Close()
-		}
-		childEnds = nil
+	outs, err := attachOutput(cmd, spec.out, spec.errOut, spec.observe, spec.merged)
+	if err != nil {
+		return procResult{}, err
 	}
-	attach := func(w io.Writer, observe io.Writer, track bool) (*os.File, error) {
-		if f, ok := inheritable(w); ok && observe == nil && !track {
-			return f, nil
-		}
-		r, wf, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		childEnds = append(childEnds, wf)
-		c := &copier{r: r, dst: w, observe: observe, done: make(chan struct{})}
-		copies = append(copies, c)
-		return wf, nil
-	}
-	_, direct := inheritable(spec.out)
-	// One pipe for both streams keeps their order: always when the output
-	// is captured, and when stdout and stderr are one pipe of ours (2>&1)
-	// that the child cannot be given itself.
-	if shared := !direct && sameFile(spec.out, spec.errOut); spec.merged || shared {
-		w, err := attach(spec.out, spec.observe, spec.merged)
-		if err != nil {
-			return procResult{}, err
-		}
-		cmd.Stdout, cmd.Stderr = w, w
-	} else {
-		w, err := attach(spec.out, nil, false)
-		if err != nil {
-			return procResult{}, err
-		}
-		ew, err := attach(spec.errOut, nil, false)
-		if err != nil {
-			cleanup()
-			closeCopies(copies)
-			return procResult{}, err
-		}
-		cmd.Stdout, cmd.Stderr = w, ew
-	}
-
 	start := spec.start
 	if start == nil {
 		start = (*exec.Cmd).Start
 	}
 	prepareChildren()
 	if err := start(cmd); err != nil {
-		cleanup()
-		closeCopies(copies)
+		outs.abort()
 		return procResult{}, err
 	}
-	// The child has its own copies of the write ends; ours must go so the
-	// pipe reports EOF when the last writer in the child's family exits.
-	cleanup()
-	for _, c := range copies {
-		go c.run()
-	}
+	outs.started()
 
 	pgid := cmd.Process.Pid
 	waitDone := make(chan error, 1)
@@ -175,15 +128,13 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 	// memory and would outlive the run, in the child's process group or
 	// out of it (setsid). The sweep waits until they are really gone: the
 	// next test must not start, nor miles-ci exit, while they hold a GPU.
-	if n := sweep(pgid); n > 0 && spec.errOut != nil {
+	if n := sweep(pgid, 0); n > 0 && spec.errOut != nil {
 		fmt.Fprintf(spec.errOut, "warning: %d process(es) left by %s still alive %s after SIGKILL\n", n, spec.argv[0], sweepMax)
 	}
 
-	for _, c := range copies {
-		c.finish()
-	}
-	if spec.merged && len(copies) > 0 {
-		c := copies[0]
+	outs.finish()
+	if spec.merged && len(outs.copies) > 0 {
+		c := outs.copies[0]
 		res.endedWithoutNewline = c.n > 0 && c.last != '\n'
 	}
 
@@ -208,9 +159,87 @@ func killGroup(pgid int, sig syscall.Signal) {
 	}
 }
 
-func closeCopies(cs []*copier) {
-	for _, c := range cs {
+// childOutput is where a child's stdout and stderr go: straight to a file
+// of ours when the child may write to it itself, else into pipes of ours
+// whose copiers move the bytes on. os/exec then never copies anything
+// itself, so its Wait returns when the child exits, whatever holds the
+// pipes; the copiers are stopped, bounded, by finish.
+type childOutput struct {
+	copies    []*copier
+	childEnds []*os.File // the write ends the child gets, ours until it started
+}
+
+// attachOutput sets cmd's stdout and stderr to write to out and errOut
+// (see procSpec for merged and observe).
+func attachOutput(cmd *exec.Cmd, out, errOut, observe io.Writer, merged bool) (*childOutput, error) {
+	o := &childOutput{}
+	attach := func(w io.Writer, observe io.Writer, track bool) (*os.File, error) {
+		if f, ok := inheritable(w); ok && observe == nil && !track {
+			return f, nil
+		}
+		r, wf, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		o.childEnds = append(o.childEnds, wf)
+		o.copies = append(o.copies, &copier{r: r, dst: w, observe: observe, done: make(chan struct{})})
+		return wf, nil
+	}
+	_, direct := inheritable(out)
+	// One pipe for both streams keeps their order: always when the output
+	// is captured, and when stdout and stderr are one pipe of ours (2>&1)
+	// that the child cannot be given itself.
+	if shared := !direct && sameFile(out, errOut); merged || shared {
+		w, err := attach(out, observe, merged)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		return o, nil
+	}
+	w, err := attach(out, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	ew, err := attach(errOut, nil, false)
+	if err != nil {
+		o.abort()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = w, ew
+	return o, nil
+}
+
+// closeChildEnds closes our copies of the child's write ends.
+func (o *childOutput) closeChildEnds() {
+	for _, f := range o.childEnds {
+		f.Close()
+	}
+	o.childEnds = nil
+}
+
+// abort closes every pipe of a child that did not start.
+func (o *childOutput) abort() {
+	o.closeChildEnds()
+	for _, c := range o.copies {
 		c.r.Close()
+	}
+}
+
+// started starts copying once the child runs. The child has its own
+// copies of the write ends; ours must go so the pipe reports EOF when the
+// last writer in the child's family exits.
+func (o *childOutput) started() {
+	o.closeChildEnds()
+	for _, c := range o.copies {
+		go c.run()
+	}
+}
+
+// finish stops the copiers once the child is gone (see copier.finish).
+func (o *childOutput) finish() {
+	for _, c := range o.copies {
+		c.finish()
 	}
 }
 

@@ -154,10 +154,12 @@ func reapOrphans(except int) { _, _ = leftovers(0, except) }
 // none is alive (zombies hold nothing and count as gone) or after sweepMax,
 // with the number still alive then. Without /proc only the group is
 // reached. A pid may in theory be reused between the listing and the
-// signal; the window is a few microseconds per process.
-func sweep(pgid int) (survivors int) {
+// signal; the window is a few microseconds per process. The zombie of
+// process except (0: none) is left for os/exec to collect: its Wait may
+// still be pending.
+func sweep(pgid, except int) (survivors int) {
 	alive := func() ([]int, bool) {
-		pids, known := leftovers(pgid, 0)
+		pids, known := leftovers(pgid, except)
 		if !known {
 			// Only the group is known: a zombie member keeps it existing,
 			// so this errs on the side of waiting (bounded below).

@@ -369,7 +369,12 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		}
 	}
 	rep.Elapsed = opts.Now().Sub(start)
-	r.closeGate(gateCloseWait)
+	// An interrupted run ends promptly: the adapter gets no time of its own.
+	closeWait := gateCloseWait
+	if ctx.Err() != nil {
+		closeWait = 0
+	}
+	r.closeGate(closeWait)
 	r.printSummary(rep)
 	return rep
 }

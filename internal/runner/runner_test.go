@@ -548,6 +548,13 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+// String is what was written so far, also while a writer may still write.
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	data, err := os.ReadFile(path)

@@ -37,11 +37,9 @@ type Spec struct {
 	OneFile bool
 
 	runner.Limits
-	GateHook string
-	// Gate is the configuration's gate section; NoGate (--no-gate) turns
-	// it and the hook off.
-	Gate    config.Gate
-	NoGate  bool
+	// Gate is the run's one decision on the metric-history gate
+	// (DecideGate).
+	Gate    Gate
 	Outputs report.Outputs
 
 	Getenv func(string) string
@@ -90,9 +88,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	}
 
 	env := s.Env
-	gateBase := s.Getenv(runner.RecordDirEnv)
-	mode, _ := DecideGate(p.Backend, s.Getenv, s.GateHook, s.NoGate, s.Gate)
-	if gateBase == "" && p.Backend == config.CUDA && s.Getenv(envNeonDatabaseURL) != "" && !s.NoGate {
+	gateBase := s.Gate.RecordBase
+	if s.Gate.FreshRecordBase {
 		dir, err := runner.NewGateBase()
 		if err != nil {
 			return Outcome{}, err
@@ -114,8 +111,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,
 		GateBaseDir:     gateBase,
-		GateHook:        gateHook(s.NoGate, s.GateHook),
-		Gate:            gateAdapter(mode, s.Gate, p),
+		GateHook:        s.Gate.Hook,
+		Gate:            s.Gate.Adapter,
 		WriteBaseline:   p.Policy.WriteBaseline,
 		Env:             env,
 		Out:             s.Out,
@@ -154,44 +151,71 @@ const (
 	GateAdapter                 // the configuration's gate functions run
 )
 
-// DecideGate says what calls the gate in a run of a backend suite, and a
-// line that says so for the log ("" when there is nothing to say: a suite
-// that is not CUDA, or no store variable and no flag). The gate is
-// CUDA-only and needs the store's variable, as in run_suite.py; --no-gate
-// turns it off, --gate-hook replaces the configured one.
-func DecideGate(b config.Backend, getenv func(string) string, hook string, noGate bool, g config.Gate) (GateMode, string) {
-	if b != config.CUDA {
-		return GateOff, ""
+// Gate is the decision on the metric-history gate of one run: made once,
+// by DecideGate, shown by `run` (also with --list-only) and carried in
+// the Spec to the runner.
+type Gate struct {
+	Mode GateMode
+	// Line says what calls the gate and why, for the log; "" when there
+	// is nothing to say.
+	Line string
+	// RecordBase is the base directory of the metric records the
+	// environment names (MILES_CI_GATE_RECORD_DIR); FreshRecordBase says
+	// that, none being named, the run makes a temporary one of its own.
+	RecordBase      string
+	FreshRecordBase bool
+	// Hook is the --gate-hook command (GateHook); Adapter drives the
+	// configured gate (GateAdapter).
+	Hook    string
+	Adapter *runner.GateAdapter
+}
+
+// DecideGate decides the gate of a run of suite, of backend b. The gate
+// is CUDA-only and needs the store's variable, as in run_suite.py, which
+// then makes a record directory when the environment names none; the
+// records are made, merged and handed to --gate-hook wherever the
+// environment names a base, for any GPU suite. --no-gate turns every gate
+// off, --gate-hook replaces the configured one. A CPU suite (one pytest
+// process) has none.
+func DecideGate(b config.Backend, suite string, getenv func(string) string, hook string, noGate bool, g config.Gate) Gate {
+	if b == config.CPU {
+		return Gate{}
 	}
-	set := getenv(envNeonDatabaseURL) != ""
+	d := Gate{RecordBase: getenv(runner.RecordDirEnv)}
+	cuda := b == config.CUDA
+	store := cuda && getenv(envNeonDatabaseURL) != ""
 	switch {
 	case noGate:
-		return GateOff, "[CI Gate] off: --no-gate"
-	case !set:
-		return GateOff, ""
+		if cuda {
+			d.Line = "[CI Gate] off: --no-gate"
+		}
+		return d
+	case store && d.RecordBase == "":
+		d.FreshRecordBase = true
+	}
+	switch {
 	case hook != "":
-		return GateHook, "[CI Gate] on: " + envNeonDatabaseURL + " is set; --gate-hook runs after each passed file"
+		// Without records the hook has nothing to read, and never runs.
+		because := envNeonDatabaseURL
+		if !store {
+			because = runner.RecordDirEnv
+		}
+		if store || d.RecordBase != "" {
+			d.Mode, d.Hook = GateHook, hook
+			d.Line = "[CI Gate] on: " + because + " is set; --gate-hook runs after each passed file"
+		}
+	case !store:
 	case !g.Configured:
-		return GateOff, "[CI Gate] off: " + envNeonDatabaseURL + " is set, but the configuration has no gate section (give --gate-hook COMMAND)"
+		d.Line = "[CI Gate] off: " + envNeonDatabaseURL + " is set, but the configuration has no gate section (give --gate-hook COMMAND)"
+	default:
+		d.Mode = GateAdapter
+		d.Line = fmt.Sprintf("[CI Gate] on: %s is set; %s calls %s after each passed file", envNeonDatabaseURL, g.Python, g.Hook)
+		d.Adapter = &runner.GateAdapter{
+			Python: g.Python, Hook: g.Hook, Store: g.Store, Provenance: g.Provenance, Registry: g.Registry,
+			Timeout: time.Duration(g.Timeout) * time.Second, Backend: string(b), Suite: suite,
+		}
 	}
-	return GateAdapter, fmt.Sprintf("[CI Gate] on: %s is set; %s calls %s after each passed file", envNeonDatabaseURL, g.Python, g.Hook)
-}
-
-func gateHook(noGate bool, hook string) string {
-	if noGate {
-		return ""
-	}
-	return hook
-}
-
-func gateAdapter(m GateMode, g config.Gate, p *suite.Plan) *runner.GateAdapter {
-	if m != GateAdapter {
-		return nil
-	}
-	return &runner.GateAdapter{
-		Python: g.Python, Hook: g.Hook, Store: g.Store, Provenance: g.Provenance, Registry: g.Registry,
-		Timeout: time.Duration(g.Timeout) * time.Second, Backend: string(p.Backend), Suite: p.Suite.Name,
-	}
+	return d
 }
 
 // runPytest runs a CPU suite as one pytest process, whose status is the

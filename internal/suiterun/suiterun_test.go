@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -70,15 +71,28 @@ func TestRun_ABadOutputPathStopsTheRunBeforeAnyTest(t *testing.T) {
 	assert.Zero(t, started, "no test may start")
 }
 
+// The gate decision, made once per run: what calls the gate, the line
+// that says so, where the records go, and the runner's adapter.
 func TestDecideGate(t *testing.T) {
 	miles := config.Default().Gate
-	neon := func(k string) string {
-		if k == "NEON_DATABASE_URL" {
-			return "postgres://x"
+	env := func(vars ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(vars); i += 2 {
+				if vars[i] == k {
+					return vars[i+1]
+				}
+			}
+			return ""
 		}
-		return ""
 	}
-	none := func(string) string { return "" }
+	neon := env("NEON_DATABASE_URL", "postgres://x")
+	base := env("MILES_CI_GATE_RECORD_DIR", "/records")
+	none := env()
+	adapter := &runner.GateAdapter{
+		Python: "python3", Hook: "tests.ci.ci_utils:run_gate_hook", Store: "tests.ci.ci_utils:build_store_from_env",
+		Provenance: "tests.ci.ci_utils:gate_provenance_from_env", Registry: "tests.ci.ci_register:ut_parse_one_file",
+		Timeout: 600 * time.Second, Backend: "cuda", Suite: "s",
+	}
 	tests := []struct {
 		name    string
 		backend config.Backend
@@ -86,24 +100,29 @@ func TestDecideGate(t *testing.T) {
 		hook    string
 		noGate  bool
 		gate    config.Gate
-		mode    GateMode
-		line    string
+		want    Gate
 	}{
-		{"the configured gate", config.CUDA, neon, "", false, miles, GateAdapter,
-			"[CI Gate] on: NEON_DATABASE_URL is set; python3 calls tests.ci.ci_utils:run_gate_hook after each passed file"},
-		{"no variable", config.CUDA, none, "", false, miles, GateOff, ""},
-		{"not cuda", config.ROCM, neon, "", false, miles, GateOff, ""},
-		{"--gate-hook wins", config.CUDA, neon, "h", false, miles, GateHook,
-			"[CI Gate] on: NEON_DATABASE_URL is set; --gate-hook runs after each passed file"},
-		{"--no-gate", config.CUDA, neon, "", true, miles, GateOff, "[CI Gate] off: --no-gate"},
-		{"no gate section", config.CUDA, neon, "", false, config.Gate{}, GateOff,
-			"[CI Gate] off: NEON_DATABASE_URL is set, but the configuration has no gate section (give --gate-hook COMMAND)"},
+		{"the configured gate", config.CUDA, neon, "", false, miles, Gate{Mode: GateAdapter, FreshRecordBase: true, Adapter: adapter,
+			Line: "[CI Gate] on: NEON_DATABASE_URL is set; python3 calls tests.ci.ci_utils:run_gate_hook after each passed file"}},
+		{"the configured gate, records below a named base", config.CUDA, env("NEON_DATABASE_URL", "x", "MILES_CI_GATE_RECORD_DIR", "/records"), "", false, miles,
+			Gate{Mode: GateAdapter, RecordBase: "/records", Adapter: adapter,
+				Line: "[CI Gate] on: NEON_DATABASE_URL is set; python3 calls tests.ci.ci_utils:run_gate_hook after each passed file"}},
+		{"no variable", config.CUDA, none, "", false, miles, Gate{}},
+		{"not cuda", config.ROCM, neon, "", false, miles, Gate{}},
+		{"a cpu suite has no gate, nor records", config.CPU, base, "h", false, miles, Gate{}},
+		{"--gate-hook wins", config.CUDA, neon, "h", false, miles, Gate{Mode: GateHook, Hook: "h", FreshRecordBase: true,
+			Line: "[CI Gate] on: NEON_DATABASE_URL is set; --gate-hook runs after each passed file"}},
+		{"--gate-hook runs wherever records are made", config.ROCM, base, "h", false, miles, Gate{Mode: GateHook, Hook: "h", RecordBase: "/records",
+			Line: "[CI Gate] on: MILES_CI_GATE_RECORD_DIR is set; --gate-hook runs after each passed file"}},
+		{"--gate-hook without records never runs", config.CUDA, none, "h", false, miles, Gate{}},
+		{"--no-gate", config.CUDA, neon, "", true, miles, Gate{Line: "[CI Gate] off: --no-gate"}},
+		{"--no-gate keeps the records of a named base", config.CUDA, base, "", true, miles, Gate{RecordBase: "/records", Line: "[CI Gate] off: --no-gate"}},
+		{"no gate section", config.CUDA, neon, "", false, config.Gate{}, Gate{FreshRecordBase: true,
+			Line: "[CI Gate] off: NEON_DATABASE_URL is set, but the configuration has no gate section (give --gate-hook COMMAND)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mode, line := DecideGate(tt.backend, tt.getenv, tt.hook, tt.noGate, tt.gate)
-			assert.Equal(t, tt.mode, mode)
-			assert.Equal(t, tt.line, line)
+			assert.Equal(t, tt.want, DecideGate(tt.backend, "s", tt.getenv, tt.hook, tt.noGate, tt.gate))
 		})
 	}
 }

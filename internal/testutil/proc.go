@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -177,4 +178,32 @@ func ShellAsPython(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// LeftRunning lists the live processes (zombies aside) that a test expects
+// gone: those whose command line holds marker ("" matches none), and those
+// in process group pgid (0: none), each as "pid: command line". It reads
+// /proc; a test calling it needs Linux (NeedLinux).
+func LeftRunning(marker string, pgid int) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var left []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !Alive(pid) {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			continue // gone since the directory was read
+		}
+		argv := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
+		group, gerr := syscall.Getpgid(pid)
+		if (marker != "" && strings.Contains(argv, marker)) || (pgid > 0 && gerr == nil && group == pgid) {
+			left = append(left, fmt.Sprintf("%d: %s", pid, argv))
+		}
+	}
+	return left
 }
