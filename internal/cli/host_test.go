@@ -96,3 +96,20 @@ func TestRun_HostKeysAreDocumented(t *testing.T) {
 	}
 	assert.True(t, strings.Contains(doc, "`"+suiterun.EnvImage+"`"), "help reports does not name the image variable")
 }
+
+// The step summary's heading names the runner and the machine, as text.
+func TestRun_TheStepSummaryHeadingNamesTheHost(t *testing.T) {
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", "")})
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, stdout, stderr := miles(t, root, map[string]string{"GITHUB_STEP_SUMMARY": summary,
+		"RUNNER_NAME": "novita-host2 [x](https://evil.example)"}, runArgs()...)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "novita-host2", "the Python-compatible log is unchanged")
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	heading, _, _ := strings.Cut(string(md), "\n")
+	name, _ := os.Hostname()
+	assert.True(t, strings.HasPrefix(heading, "### CUDA "+reportSuite+" on novita-host2 "), heading)
+	assert.True(t, strings.HasSuffix(heading, " ("+name+"): 1/1 passed"), heading)
+	assert.NotContains(t, heading, "[x](https://evil.example)", "a runner name is shown as text, never a link")
+}
