@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/xml"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,35 @@ func TestMerge_KeepsEveryShardsHost(t *testing.T) {
 	again, err := Merge(back)
 	require.NoError(t, err)
 	assert.Equal(t, back.Hosts, again.Hosts)
+}
+
+func TestMarshalJUnit_TheSuiteCarriesItsHostAsProperties(t *testing.T) {
+	pr := 2542
+	r := &Report{Suite: "s", Backend: "cuda", Host: &Host{Runner: "novita-host2", Hostname: "box<7>", PR: &pr,
+		GpuTool: "nvidia-smi", Gpus: []GPU{{Index: 0, UUID: "GPU-1", Name: "NVIDIA H100", MemoryMiB: 81559, Driver: "550.54.15"}}},
+		Files: []File{{File: "a.py", Status: Pass, Attempts: 1}}}
+	r.Finish()
+	data, err := MarshalJUnit(r)
+	require.NoError(t, err)
+	var doc struct {
+		Suites []struct {
+			Props []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite"`
+	}
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	got := map[string]string{}
+	for _, p := range doc.Suites[0].Props {
+		got[p.Name] = p.Value
+	}
+	assert.Equal(t, map[string]string{"miles-ci.host.runner": "novita-host2", "miles-ci.host.hostname": "box<7>",
+		"miles-ci.host.pr": "2542", "miles-ci.host.gpu_tool": "nvidia-smi",
+		"miles-ci.host.gpu.0": "NVIDIA H100, GPU-1, 81559 MiB, driver 550.54.15"}, got)
+
+	r.Host = nil
+	data, err = MarshalJUnit(r)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "<properties", "a report without a host has no properties")
 }
