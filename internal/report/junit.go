@@ -15,6 +15,7 @@ import (
 // as Maven Surefire writes a test that passed on a rerun: message, type
 // and time of that attempt, and its captured output tail in <system-out>.
 // The testcase's own <system-out> is the last attempt's captured output.
+// The testsuite's <properties> name the run's host (hostProperties).
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -27,12 +28,54 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// hostProperties are the <properties> of a run's host: one
+// "miles-ci.host.KEY" per value the report's host has (the keys of the
+// JSON report), and one "miles-ci.host.gpu.INDEX" per GPU, "NAME, UUID,
+// MEMORY MiB, driver DRIVER"; nil for a report without a host.
+func hostProperties(h *Host) *junitProperties {
+	if h == nil {
+		return nil
+	}
+	var ps junitProperties
+	add := func(key, value string) {
+		if value != "" {
+			ps.Property = append(ps.Property, junitProperty{Name: "miles-ci.host." + key, Value: value})
+		}
+	}
+	pr := ""
+	if h.PR != nil {
+		pr = fmt.Sprint(*h.PR)
+	}
+	for _, kv := range [][2]string{{"runner", h.Runner}, {"hostname", h.Hostname}, {"repository", h.Repository},
+		{"run_id", h.RunID}, {"run_attempt", h.RunAttempt}, {"job", h.Job}, {"sha", h.SHA}, {"pr", pr},
+		{"image", h.Image}, {"gpu_tool", h.GpuTool}, {"gpus_error", h.GpusError}} {
+		add(kv[0], kv[1])
+	}
+	for _, g := range h.Gpus {
+		add(fmt.Sprintf("gpu.%d", g.Index), fmt.Sprintf("%s, %s, %d MiB, driver %s", g.Name, g.UUID, g.MemoryMiB, g.Driver))
+	}
+	if len(ps.Property) == 0 {
+		return nil
+	}
+	return &ps
 }
 
 type junitCase struct {
@@ -76,7 +119,7 @@ func output(tail *string) *junitText {
 
 // MarshalJUnit returns the JUnit XML document of r.
 func MarshalJUnit(r *Report) ([]byte, error) {
-	s := junitSuite{Name: r.Suite, Time: junitTime(r.Elapsed)}
+	s := junitSuite{Name: r.Suite, Time: junitTime(r.Elapsed), Properties: hostProperties(r.Host)}
 	for i := range r.Files {
 		f := &r.Files[i]
 		c := junitCase{ClassName: r.Suite, Name: f.File, Time: junitTime(f.Elapsed)}

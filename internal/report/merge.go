@@ -102,6 +102,10 @@ func (m *Merger) Add(r *Report) error {
 		return err
 	}
 	m.elapsed += r.Elapsed
+	if r.Host != nil {
+		m.out.Hosts = append(m.out.Hosts, *r.Host)
+	}
+	m.out.Hosts = append(m.out.Hosts, r.Hosts...)
 	seen := map[string]int{}
 	for _, f := range r.Files {
 		k := mergeKey{f.File, seen[f.File]}

@@ -11,6 +11,7 @@
 //	 "partition": {"id": I, "size": N} | null, "plan": digest | "",
 //	 "shards": {"size": N, "missing": [ids]} | null,
 //	 "passed": bool, "interrupted": bool, "elapsed": seconds,
+//	 "host": Host (a run) | "hosts": [Host] (a merge),
 //	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
 //	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
@@ -84,7 +85,13 @@ type Report struct {
 	Passed      bool    `json:"passed"`
 	Interrupted bool    `json:"interrupted"`
 	Elapsed     float64 `json:"elapsed"`
-	Files       []File  `json:"files"`
+	// Host is where the run happened (see Host); every run of `miles-ci
+	// run` writes it, a report without it was written before reports said.
+	Host *Host `json:"host,omitempty"`
+	// Hosts is set on a merge: the host of each merged report that has
+	// one, in the order merged (a merged merge contributes its list).
+	Hosts []Host `json:"hosts,omitempty"`
+	Files []File `json:"files"`
 
 	// path is the file the report was read from, for messages.
 	path string

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -25,6 +26,10 @@ import (
 const (
 	envNeonDatabaseURL = "NEON_DATABASE_URL"
 	envStepSummary     = "GITHUB_STEP_SUMMARY"
+	// EnvImage names the container image a job runs in, which GitHub does
+	// not expose: a workflow sets it (`MILES_CI_IMAGE: ${{ matrix.image }}`)
+	// for the report's host to record.
+	EnvImage = "MILES_CI_IMAGE"
 )
 
 // Spec is one run of a planned suite.
@@ -48,6 +53,12 @@ type Spec struct {
 	ErrOut io.Writer
 	Start  func(*exec.Cmd) error // nil is exec.Cmd.Start
 	Now    func() time.Time      // nil is time.Now
+	// Hostname names the machine for the report's host; nil is
+	// os.Hostname.
+	Hostname func() (string, error)
+	// GPUQueryTimeout bounds the GPU tool's listing of the GPUs; 0 is
+	// runner.GPUQueryTimeout.
+	GPUQueryTimeout time.Duration
 }
 
 // Outcome is how a run ended. Code is pytest's status for a CPU suite, else
@@ -98,6 +109,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		gateBase = dir
 		env = append(env, runner.RecordDirEnv+"="+dir)
 	}
+	host := Host(s.Getenv, s.Hostname)
+	runner.GPUQuery{Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env, Timeout: s.GPUQueryTimeout}.Query(ctx, host)
 	files := make([]runner.File, len(p.Tests))
 	for i, r := range p.Tests {
 		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
@@ -126,6 +139,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
+	doc.Host = host
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
@@ -140,6 +154,26 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		out.Code = 1
 	}
 	return out, nil
+}
+
+// Host is where a run happens, as its environment and the machine say
+// (the GPUs are asked for by runner.GPUQuery): the runner's name, the
+// hostname (hostname nil: os.Hostname), the workflow run, the pull request
+// of a refs/pull/N/merge ref and the image EnvImage names.
+func Host(getenv func(string) string, hostname func() (string, error)) *report.Host {
+	if hostname == nil {
+		hostname = os.Hostname
+	}
+	h := &report.Host{
+		Runner: getenv("RUNNER_NAME"), Repository: getenv("GITHUB_REPOSITORY"),
+		RunID: getenv("GITHUB_RUN_ID"), RunAttempt: getenv("GITHUB_RUN_ATTEMPT"),
+		Job: getenv("GITHUB_JOB"), SHA: getenv("GITHUB_SHA"),
+		PR: report.PRNumber(getenv("GITHUB_REF")), Image: getenv(EnvImage),
+	}
+	if name, err := hostname(); err == nil {
+		h.Hostname = name
+	}
+	return h
 }
 
 // GateMode is what calls the metric-history gate in a run.

@@ -44,5 +44,24 @@ func StepSummary(r *report.Report) string {
 	if r.Shards != nil {
 		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite, rows, missing)
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+onHost(r.Host), rows, missing)
+}
+
+// onHost names where a run happened for the heading: " on RUNNER
+// (HOSTNAME)", either alone when the other is unknown or the same, "" for
+// a report without a host (a merge, or one written before reports had
+// one). RunSummary renders it inert with the rest of the title.
+func onHost(h *report.Host) string {
+	if h == nil {
+		return ""
+	}
+	switch {
+	case h.Runner != "" && h.Hostname != "" && h.Runner != h.Hostname:
+		return " on " + h.Runner + " (" + h.Hostname + ")"
+	case h.Runner != "":
+		return " on " + h.Runner
+	case h.Hostname != "":
+		return " on " + h.Hostname
+	}
+	return ""
 }
