@@ -13,6 +13,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/suiterun"
 	"github.com/radixark/miles-ci/internal/testutil"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // fakeNvidiaSMI puts an nvidia-smi that runs script (sh) in a new
@@ -110,6 +111,6 @@ func TestRun_TheStepSummaryHeadingNamesTheHost(t *testing.T) {
 	heading, _, _ := strings.Cut(string(md), "\n")
 	name, _ := os.Hostname()
 	assert.True(t, strings.HasPrefix(heading, "### CUDA "+reportSuite+" on novita-host2 "), heading)
-	assert.True(t, strings.HasSuffix(heading, " ("+name+"): 1/1 passed"), heading)
+	assert.True(t, strings.HasSuffix(heading, " ("+textfmt.Markdown(name)+"): 1/1 passed"), heading)
 	assert.NotContains(t, heading, "[x](https://evil.example)", "a runner name is shown as text, never a link")
 }
