@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -315,8 +316,11 @@ func TestCollect_OverlappingRootsCountAFileOnce(t *testing.T) {
 
 // The workers' memory does not grow with the number of cores times the file
 // size: eight files near the size limit, collected by eight workers, never
-// have more than four files' worth of heap in use (eight before the budget:
-// 129 MiB; one worker: 32 MiB).
+// have more than six files' worth of heap in use (eight and more before the
+// budget: 129 MiB; one worker: 32 MiB). Heap in use counts garbage the
+// collector has not reached yet, so the collector runs often here and the
+// bound leaves room for what it has not: 4 files' worth failed now and then
+// on a loaded machine (66 MiB).
 func TestCollect_BigFilesShareOneMemoryBudget(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{}
@@ -327,6 +331,7 @@ func TestCollect_BigFilesShareOneMemoryBudget(t *testing.T) {
 	testutil.WriteTree(t, dir, files)
 	prev := runtime.GOMAXPROCS(8)
 	defer runtime.GOMAXPROCS(prev)
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	runtime.GC()
 
 	var peak uint64
@@ -349,5 +354,6 @@ func TestCollect_BigFilesShareOneMemoryBudget(t *testing.T) {
 	<-done
 	require.NoError(t, err)
 	assert.Len(t, reg.Registrations, 8)
-	assert.Less(t, peak, uint64(4*MaxFileSize), "peak heap in use: %d MiB", peak>>20)
+	t.Logf("peak heap in use: %d MiB", peak>>20)
+	assert.Less(t, peak, uint64(6*MaxFileSize), "peak heap in use: %d MiB", peak>>20)
 }
