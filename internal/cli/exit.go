@@ -24,6 +24,11 @@ const (
 	// the one the policy job planned the shard matrix on: a shard it left
 	// out may hold a test now, so the job fails instead of passing.
 	exitPlanMismatch = 4
+	// exitHostNotReady is `run` of a GPU suite on a host whose GPU
+	// preflight failed: no test (or no further test) ran, the code is not
+	// to blame, and another runner may well pass. 75 is EX_TEMPFAIL of
+	// sysexits.h: a temporary failure, worth a retry elsewhere.
+	exitHostNotReady = 75
 )
 
 // UsageError is a bad or conflicting flag: exit 2. Hint, when set, is

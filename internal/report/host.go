@@ -153,3 +153,52 @@ func ParseRocmSMI(out string) ([]GPU, error) {
 	sort.Slice(gpus, func(i, j int) bool { return gpus[i].Index < gpus[j].Index })
 	return gpus, nil
 }
+
+// Preflight is one GPU preflight: whether the host was ready to run a
+// test, and the evidence.
+type Preflight struct {
+	// When is "start" for the check before the first test, or
+	// "after FILE attempt N" for one after an infra failure.
+	When string `json:"when"`
+	// Status is PreflightReady, PreflightNotReady or PreflightSkipped (no
+	// GPU tool on PATH: nothing could be asked, and the run goes on as
+	// it would without a preflight).
+	Status PreflightStatus `json:"status"`
+	// Reason says why the host was not ready, or the check skipped; "" when
+	// ready.
+	Reason string `json:"reason"`
+	// Tool is the GPU tool asked; LastWords the last line it wrote when it
+	// failed (at most 500 bytes).
+	Tool      string `json:"tool"`
+	LastWords string `json:"last_words"`
+	// Tries is how many times the tool was asked, Elapsed how long the
+	// check took in seconds.
+	Tries   int     `json:"tries"`
+	Elapsed float64 `json:"elapsed"`
+	// GpusNeeded is the count the suite's runs_on demands (0: none),
+	// GpusFound how many the tool listed.
+	GpusNeeded int `json:"gpus_needed"`
+	GpusFound  int `json:"gpus_found"`
+	// Foreign lists GPU memory held by processes that are not this run's
+	// (an orphaned context of an earlier job); [] when none.
+	Foreign []ForeignProcess `json:"foreign"`
+}
+
+// PreflightStatus is the outcome of a Preflight.
+type PreflightStatus string
+
+// Preflight outcomes.
+const (
+	PreflightReady    PreflightStatus = "ready"
+	PreflightNotReady PreflightStatus = "not ready"
+	PreflightSkipped  PreflightStatus = "skipped"
+)
+
+// ForeignProcess is a process holding GPU memory that the run did not
+// start, as the GPU tool listed it.
+type ForeignProcess struct {
+	PID     int    `json:"pid"`
+	Name    string `json:"name"`
+	GPU     string `json:"gpu"` // the GPU's UUID (or index, when the tool gives no UUID)
+	UsedMiB int    `json:"used_mib"`
+}

@@ -12,12 +12,16 @@
 //	 "shards": {"size": N, "missing": [ids]} | null,
 //	 "passed": bool, "interrupted": bool, "elapsed": seconds,
 //	 "host": Host (a run) | "hosts": [Host] (a merge),
+//	 "preflights": [Preflight] (a GPU run that checked its host),
+//	 "host_not_ready": true (only when a preflight stopped the run),
 //	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
 //	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
 //	            "est_time", "reason": "" | "exit code 3" | "timeout after 60s" | ...,
+//	            "cause": "" | "test" | "timeout" | "infra" (the last attempt's),
 //	            "attempts_detail": [{"attempt", "status", "elapsed", "exit_code",
 //	                                 "timed_out", "timeout_after", "reason",
+//	                                 "cause", "cause_line", "fingerprint",
 //	                                 "output_tail": string|null}...]}...]}
 //
 // "flaky" and "attempts_detail" were added without changing the meaning of
@@ -27,7 +31,9 @@
 // "plan" and "shards", which say what part of the suite a report covers
 // (see Partition and Shards); a report without them (an unscoped one,
 // written before them) is read as before, but cannot be checked against
-// the job or the split it should belong to.
+// the job or the split it should belong to. "host", "preflights",
+// "host_not_ready" and the causes came the same way: a reader of an older
+// report finds them empty.
 package report
 
 import (
@@ -91,7 +97,16 @@ type Report struct {
 	// Hosts is set on a merge: the host of each merged report that has
 	// one, in the order merged (a merged merge contributes its list).
 	Hosts []Host `json:"hosts,omitempty"`
-	Files []File `json:"files"`
+	// Preflights are the GPU preflights of a run, in order: the one before
+	// the first test, then one after each attempt that failed with cause
+	// infra. nil when none ran (a CPU suite, --no-preflight, a merge, a
+	// report written before preflights were).
+	Preflights []Preflight `json:"preflights,omitempty"`
+	// HostNotReady is set when a preflight found the host not ready and
+	// the run stopped there: the files left are NOT RUN with the reason
+	// "not run: host not ready".
+	HostNotReady bool   `json:"host_not_ready,omitempty"`
+	Files        []File `json:"files"`
 
 	// path is the file the report was read from, for messages.
 	path string
@@ -128,14 +143,16 @@ type File struct {
 	Status Status `json:"status"`
 	// Flaky is set when an attempt failed (FAIL or TIMEOUT) and a later
 	// one passed.
-	Flaky          bool      `json:"flaky"`
-	Attempts       int       `json:"attempts"`
-	Elapsed        float64   `json:"elapsed"`
-	ExitCode       *int      `json:"exit_code"`
-	TimedOut       bool      `json:"timed_out"`
-	TimeoutAfter   *int      `json:"timeout_after"`
-	EstTime        EstTime   `json:"est_time"`
-	Reason         string    `json:"reason"`
+	Flaky        bool    `json:"flaky"`
+	Attempts     int     `json:"attempts"`
+	Elapsed      float64 `json:"elapsed"`
+	ExitCode     *int    `json:"exit_code"`
+	TimedOut     bool    `json:"timed_out"`
+	TimeoutAfter *int    `json:"timeout_after"`
+	EstTime      EstTime `json:"est_time"`
+	Reason       string  `json:"reason"`
+	// Cause is the last attempt's (see Attempt.Cause).
+	Cause          Cause     `json:"cause"`
 	AttemptsDetail []Attempt `json:"attempts_detail"`
 }
 
@@ -148,10 +165,34 @@ type Attempt struct {
 	TimedOut     bool    `json:"timed_out"`
 	TimeoutAfter *int    `json:"timeout_after"`
 	Reason       string  `json:"reason"` // "" for a PASS
+	// Cause says why a failed attempt (FAIL or TIMEOUT) failed: CauseTest,
+	// CauseTimeout or CauseInfra; "" for any other attempt and in a
+	// report written before causes were.
+	Cause Cause `json:"cause"`
+	// CauseLine is, for CauseInfra, the output line that matched (at most
+	// CauseLineMax bytes, valid UTF-8), and Fingerprint the name of the
+	// configuration's fingerprint that matched it; "" otherwise.
+	CauseLine   string `json:"cause_line"`
+	Fingerprint string `json:"fingerprint"`
 	// OutputTail is the end (at most 64 KiB) of the attempt's combined
 	// output when it was captured (with --enable-retry), else nil.
 	OutputTail *string `json:"output_tail"`
 }
+
+// Cause is why a failed attempt failed.
+type Cause string
+
+// Causes. An attempt whose output matched an infra fingerprint is
+// CauseInfra whether it exited non-zero or timed out: the fingerprint
+// names the root of the failure, a timeout only its symptom.
+const (
+	CauseTest    Cause = "test"    // the test failed: a non-zero exit, no fingerprint matched
+	CauseTimeout Cause = "timeout" // the attempt ran past its limit, no fingerprint matched
+	CauseInfra   Cause = "infra"   // an infra fingerprint matched the attempt's output
+)
+
+// CauseLineMax bounds Attempt.CauseLine.
+const CauseLineMax = 500
 
 // EstTime is a declared est_time. Python accepts 1e999 (infinity); it is
 // written as that number and read back as infinity.

@@ -63,6 +63,12 @@ type Attempt struct {
 	TimeoutAfter int    // seconds, TIMEOUT only
 	StartError   string // the child could not be started
 	RetryReason  string // the classification of a FAIL's output, when retries are on
+	// Cause says why a failed attempt failed (report.Cause); CauseLine and
+	// Fingerprint name the output line and the infra fingerprint that
+	// matched, for report.CauseInfra.
+	Cause       report.Cause
+	CauseLine   string
+	Fingerprint string
 	// Output is the last bytes (up to TailSize) of the attempt's output
 	// when it was captured (with retries on), else nil.
 	Output []byte
@@ -77,6 +83,9 @@ type FileResult struct {
 	// RecordPath is the merged metric record of the passing attempt, ""
 	// when there is none.
 	RecordPath string
+	// NotRunReason, when set, is why a NOT RUN file was not run, in
+	// place of the default "not run: an earlier file failed".
+	NotRunReason string
 }
 
 // Last returns the last attempt, or the zero Attempt for a file never run.
@@ -101,6 +110,8 @@ func (r *FileResult) Reason() string {
 	switch {
 	case r.Status == Interrupted:
 		return "interrupted"
+	case r.Status == NotRun && r.NotRunReason != "":
+		return r.NotRunReason
 	case r.Status == NotRun:
 		return "not run: an earlier file failed"
 	case len(r.Attempts) == 0 && r.Status == Fail:
@@ -147,6 +158,9 @@ type Results struct {
 	Files       []FileResult
 	Elapsed     time.Duration
 	Interrupted bool
+	// HostNotReady is set when Options.Preflight found the host not ready
+	// and the run stopped there.
+	HostNotReady bool
 }
 
 // Passed reports whether every file passed and nothing interrupted the run.
@@ -194,6 +208,13 @@ type Options struct {
 	// own gate after a passing attempt's records were merged (see
 	// runGateAdapter).
 	Gate *GateAdapter
+
+	// Preflight, when set, checks the host before the first file and
+	// after every attempt that failed with cause infra; when says which
+	// check it is (report.Preflight.When). A host found not ready stops
+	// the run: no further attempt starts, and the files left are NOT RUN
+	// with NotRunReason "not run: host not ready".
+	Preflight func(ctx context.Context, when string) (ready bool)
 
 	Env    []string // the children's environment; nil: this process's
 	Out    io.Writer

@@ -67,6 +67,9 @@ type Spec struct {
 type Outcome struct {
 	Code        int
 	Interrupted bool
+	// HostNotReady says a GPU preflight found the host not ready and the
+	// run stopped there (runner.Results.HostNotReady).
+	HostNotReady bool
 }
 
 // Run runs s. Every output path is checked before the first test starts;
