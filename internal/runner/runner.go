@@ -215,6 +215,11 @@ type Options struct {
 	// the run: no further attempt starts, and the files left are NOT RUN
 	// with NotRunReason "not run: host not ready".
 	Preflight func(ctx context.Context, when string) (ready bool)
+	// FileDone, when set, is called after each file that ran (at least one
+	// attempt), with the file's index and result, before the next file
+	// starts: the run history writes the file's attempts there, so a job
+	// cancelled later keeps what it wrote.
+	FileDone func(i int, res *FileResult)
 
 	Env    []string // the children's environment; nil: this process's
 	Out    io.Writer
@@ -369,6 +374,9 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		}
 		res := &rep.Files[i]
 		r.runFile(ctx, i, res)
+		if opts.FileDone != nil && len(res.Attempts) > 0 {
+			opts.FileDone(i, res)
+		}
 		switch {
 		case res.Status == Interrupted:
 			rep.Interrupted = true
