@@ -176,7 +176,7 @@ func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 			say(fd)
 		}
 		for _, e := range plan.Edits {
-			msg := fmt.Sprintf("est_time %s drifted: measured %ss (median of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), e.Runs, e.Proposed)
+			msg := fmt.Sprintf("est_time %s drifted: measured %ss (%s of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), aopts.FigureName(), e.Runs, e.Proposed)
 			switch aopts.Mode {
 			case timings.Check:
 				fmt.Fprintf(f.Out, "%s:%d declared %s measured %s proposed %d\n", t.File, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)
