@@ -32,7 +32,7 @@ var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", 
 // writes outputs as file_run.py does) and the tests' own helpers. Every
 // package of internal/ is in exactly one of the three lists, so a new one
 // is placed on purpose.
-var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "pyfmt", "report", "suggest", "testutil", "treegen"}
+var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "pyfmt", "report", "suggest", "testutil", "treegen"}
 
 // goPackage is what the architecture tests read of one package: its
 // imports within the module (tests excluded) and its exported top-level

@@ -23,8 +23,10 @@ import (
 // of a report already read are skipped, and counted in Skipped.
 type Dir struct {
 	Paths []string
-	// Skipped counts what the last Scan left out, by reason.
+	// Skipped counts what the last Scan left out, by reason, and Reports
+	// the run reports it read.
 	Skipped Skipped
+	Reports int
 }
 
 // Skipped is what a directory scan left out: how many files for each
@@ -119,7 +121,7 @@ func (d *Dir) Close() error { return nil }
 // each reads every run report below the paths, once each, in order, and
 // calls fn with its run; the counts of what it skipped start afresh.
 func (d *Dir) each(ctx context.Context, fn func(*Run, *report.Report) error) error {
-	d.Skipped = Skipped{}
+	d.Skipped, d.Reports = Skipped{}, 0
 	seen := map[string]bool{}
 	found := false
 	for _, root := range d.Paths {
@@ -160,6 +162,7 @@ func (d *Dir) each(ctx context.Context, fn func(*Run, *report.Report) error) err
 			} else {
 				seen[id] = true
 			}
+			d.Reports++
 			if err := fn(&run, r); err != nil {
 				return err
 			}
