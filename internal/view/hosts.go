@@ -148,7 +148,7 @@ func term(s string) string {
 // verdict, and the suspects' keys. Lists are [] when empty, never null.
 func HostsJSON(w io.Writer, res *hostcheck.Result) error {
 	doc := hostsDoc{MinContradicted: res.MinContradicted, Jobs: []jsonJob{}, Hosts: []jsonHost{},
-		Suspects: nonNil(res.Suspects), Duplicates: res.Duplicates}
+		Suspects: nonNil(res.Suspects)}
 	for _, j := range res.Jobs {
 		doc.Jobs = append(doc.Jobs, jsonJob{Repository: j.Job.Repository, RunID: j.Job.RunID, RunAttempt: j.Job.RunAttempt,
 			Job: j.Job.Name, Suite: j.Job.Suite, Partition: j.Job.Partition, Report: j.Job.Source, SHA: j.SHA,
@@ -177,7 +177,6 @@ type hostsDoc struct {
 	Jobs            []jsonJob  `json:"jobs"`
 	Hosts           []jsonHost `json:"hosts"`
 	Suspects        []string   `json:"suspects"`
-	Duplicates      int        `json:"duplicates"`
 }
 
 type jsonJob struct {
