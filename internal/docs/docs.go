@@ -21,6 +21,7 @@ var names = []string{
 	"config",
 	"migrate",
 	"reports",
+	"hosts",
 	"lint-rules",
 	"differences",
 	"performance",
