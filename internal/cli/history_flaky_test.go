@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
@@ -86,7 +89,9 @@ func monthJob(t *testing.T, dir string, run report.Host, suite, cadence string, 
 	r.Finish()
 	data, err := report.Marshal(r)
 	require.NoError(t, err)
-	name := fmt.Sprintf("%s-%s/report-%s", run.RunID, run.RunAttempt, suite)
+	// The latest run first, as no store orders them: an answer must not
+	// depend on the order it reads the jobs in.
+	name := fmt.Sprintf("%d-%s/report-%s", 99999-atoi(t, run.RunID), run.RunAttempt, suite)
 	if part != nil {
 		name += fmt.Sprintf("-%d", part.ID)
 	}
@@ -157,36 +162,66 @@ func askAt(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// askBoth asks the directory and the database the same question and
+// askBoth asks the directory and each database the same question and
 // requires the same answer, byte for byte, and the same exit status; it
 // returns the directory's.
-func askBoth(t *testing.T, dir, url string, args ...string) (int, string) {
+func askBoth(t *testing.T, dir string, urls []string, args ...string) (int, string) {
 	t.Helper()
 	code, out, errOut := askAt(t, append(args, "--from", dir)...)
-	pgCode, pgOut, pgErr := askAt(t, append(args, "--from", url)...)
-	require.Equal(t, out, pgOut, "%v: the directory and the database answer alike", args)
-	require.Equal(t, code, pgCode, "%v: the exit status; directory: %s; database: %s", args, errOut, pgErr)
-	require.Empty(t, pgErr, "%v", args)
+	for i, url := range urls {
+		pgCode, pgOut, pgErr := askAt(t, append(args, "--from", url)...)
+		require.Equal(t, out, pgOut, "%v: the directory and database %d answer alike", args, i)
+		require.Equal(t, code, pgCode, "%v: the exit status; directory: %s; database: %s", args, errOut, pgErr)
+		require.Empty(t, pgErr, "%v", args)
+	}
 	return code, out
 }
 
 // monthStores writes the month's reports and imports them into a new
-// database of the test PostgreSQL: the two stores of the same runs.
-func monthStores(t *testing.T) (dir, url string) {
-	url = testutil.Postgres(t).NewDatabase(t)
+// database of the test PostgreSQL: the two stores of the same runs. A
+// second database holds the same rows written in a shuffled order, one
+// row at a time, as the shards of a fleet interleave them: its table
+// does not keep a job's rows together, the answers must.
+func monthStores(t *testing.T) (dir string, urls []string) {
+	srv := testutil.Postgres(t)
+	url := srv.NewDatabase(t)
 	dir = monthReports(t)
 	code, out, errOut := askAt(t, "history", "import", "--to", url, dir)
 	require.Equal(t, 0, code, errOut)
 	// 90 nightly jobs of 2 files (+1 attempt for a, b or c's failures:
-	// 6 + 10 + 8 × 2 = 48 more), 10 re-runs of 2, 5 PR runs of 2.
+	// 6 + 10 + 8 more), 10 re-runs of 2, 5 PR runs of 2.
 	require.Equal(t, fmt.Sprintf("history import: %d rows added, 0 already present, from 105 reports\n", 90*2+6+10+8+10*2+5*2), out)
-	return dir, url
+
+	var rows []history.Row
+	ctx := context.Background()
+	require.NoError(t, (&history.Dir{Paths: []string{dir}}).Scan(ctx, history.Filter{}, func(r *history.Row) error {
+		rows = append(rows, *r)
+		return nil
+	}))
+	// A fixed permutation: i -> i*k mod n with k prime to n.
+	n := len(rows)
+	k := 101
+	for n%k == 0 {
+		k += 2
+	}
+	shuffled := make([]history.Row, n)
+	for i := range rows {
+		shuffled[i*k%n] = rows[i]
+	}
+	url2 := srv.NewDatabase(t)
+	store, err := history.OpenPostgres(ctx, url2, history.ForWriting)
+	require.NoError(t, err)
+	defer store.Close()
+	added, err := store.Write(ctx, shuffled)
+	require.NoError(t, err)
+	require.Equal(t, n, added)
+	return dir, []string{url, url2}
 }
 
 func TestHistoryFlaky_AMonthOfNightliesNamesEachFileAlikeFromBothStores(t *testing.T) {
-	dir, url := monthStores(t)
+	dir, urls := monthStores(t)
 
-	code, out := askBoth(t, dir, url, "history", "flaky")
+	code, out := askBoth(t, dir, urls, "history", "flaky")
 	require.Equal(t, 0, code)
 	assert.Equal(t, `FILE                 SUITE               RUNS  FAILED  RETRIED  SAME-SHA  RATE    ONLY ON
 tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%  -
@@ -198,12 +233,12 @@ ONLY ON: every failed attempt ran on that host, and the file passed on another: 
 `, out)
 
 	// The nightlies alone, by cadence or by suite: test_d goes.
-	_, nightly := askBoth(t, dir, url, "history", "flaky", "--cadence", "nightly")
-	_, suite := askBoth(t, dir, url, "history", "flaky", "--suite", monthSuite)
+	_, nightly := askBoth(t, dir, urls, "history", "flaky", "--cadence", "nightly")
+	_, suite := askBoth(t, dir, urls, "history", "flaky", "--suite", monthSuite)
 	assert.Equal(t, nightly, suite)
 	assert.NotContains(t, nightly, "test_d.py")
 	assert.Contains(t, nightly, "3 files failed or passed only on a retry; 3 clean files")
-	_, pr := askBoth(t, dir, url, "history", "flaky", "--cadence", "regular")
+	_, pr := askBoth(t, dir, urls, "history", "flaky", "--cadence", "regular")
 	assert.Equal(t, `FILE                 SUITE               RUNS  FAILED  RETRIED  SAME-SHA  RATE    ONLY ON
 tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%  -
 1 file failed or passed only on a retry; 1 clean file: every run passed at the first attempt
@@ -226,7 +261,7 @@ tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%
 		Below int `json:"below_min_rate"`
 		Clean int `json:"clean"`
 	}
-	_, days := askBoth(t, dir, url, "history", "flaky", "--cadence", "nightly", "--days", "10", "--json")
+	_, days := askBoth(t, dir, urls, "history", "flaky", "--cadence", "nightly", "--days", "10", "--json")
 	require.NoError(t, json.Unmarshal([]byte(days), &last))
 	require.Len(t, last.Files, 3, days)
 	got := map[string][5]int{}
@@ -244,14 +279,14 @@ tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%
 	assert.Equal(t, 3, last.Clean)
 
 	// --min-rate leaves out the files below it, and says how many.
-	_, above := askBoth(t, dir, url, "history", "flaky", "--min-rate", "25%")
+	_, above := askBoth(t, dir, urls, "history", "flaky", "--min-rate", "25%")
 	assert.Contains(t, above, "test_b.py")
 	assert.NotContains(t, above, "test_a.py")
 	assert.Contains(t, above, "3 files failed or passed only on a retry (1 more under --min-rate); 4 clean files")
 
 	// The quarantine proposal: every file at or above the rate but the one
 	// that fails on one host only, which is the host's to answer for.
-	_, q := askBoth(t, dir, url, "history", "flaky", "--min-rate", "0.2", "--quarantine")
+	_, q := askBoth(t, dir, urls, "history", "flaky", "--min-rate", "0.2", "--quarantine")
 	assert.Equal(t, `# The files of the run history that failed or passed only on a retry in at
 # least 20.0% of their runs (miles-ci history flaky --quarantine). A proposal:
 # miles-ci run does not read this list; see miles-ci help history.
@@ -274,9 +309,9 @@ quarantine:
 }
 
 func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testing.T) {
-	dir, url := monthStores(t)
+	dir, urls := monthStores(t)
 
-	code, out := askBoth(t, dir, url, "history", "hosts", "--strict")
+	code, out := askBoth(t, dir, urls, "history", "hosts", "--strict")
 	assert.Equal(t, exitFailure, code, "--strict: a host is suspect")
 	assert.Contains(t, out, `Verdict: 1 suspect host of 3
   runner-x: 30 jobs, 48 of 60 files passed; 1 infra failure (cuda-802 ×1); 10 failed files passed on runner-a at the same commit
@@ -286,7 +321,7 @@ func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testi
 	rcode, rout, rerr := askAt(t, "report", "hosts", "--strict", dir)
 	assert.Equal(t, rcode, code, rerr)
 	assert.Equal(t, rout, out)
-	_, jsonOut := askBoth(t, dir, url, "history", "hosts", "--json")
+	_, jsonOut := askBoth(t, dir, urls, "history", "hosts", "--json")
 	_, rjson, _ := askAt(t, "report", "hosts", "--json", dir)
 	assert.Equal(t, rjson, jsonOut)
 	var doc struct {
@@ -308,14 +343,14 @@ func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testi
 
 	// A stricter threshold leaves runner-x suspect by its infra failure
 	// alone; the pull requests' runs alone have no suspect.
-	_, strict := askBoth(t, dir, url, "history", "hosts", "--min-contradicted", "11")
+	_, strict := askBoth(t, dir, urls, "history", "hosts", "--min-contradicted", "11")
 	assert.Contains(t, strict, "  runner-x: 30 jobs, 48 of 60 files passed; 1 infra failure (cuda-802 ×1)\n")
-	code, pr := askBoth(t, dir, url, "history", "hosts", "--cadence", "regular", "--strict")
+	code, pr := askBoth(t, dir, urls, "history", "hosts", "--cadence", "regular", "--strict")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, pr, "Verdict: no suspect host among 1 host\n")
 	// The last three days (nights 27-29): test_b failed on runner-x once
 	// (night 28), which one flaky test could do: no suspect.
-	code, recent := askBoth(t, dir, url, "history", "hosts", "--days", "3", "--strict")
+	code, recent := askBoth(t, dir, urls, "history", "hosts", "--days", "3", "--strict")
 	assert.Equal(t, 0, code, recent)
 	assert.Contains(t, recent, "Verdict: no suspect host among 3 hosts\n")
 	assert.Equal(t, []string{"runner-x", "c272,c281,c290", "3", "6", "5", "1", "0", "1"}, hostLine(recent, "runner-x"))
@@ -352,4 +387,11 @@ func hostLine(out, host string) []string {
 		}
 	}
 	return nil
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err)
+	return n
 }
