@@ -291,18 +291,18 @@ tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%
 # least 20.0% of their runs (miles-ci history flaky --quarantine). A proposal:
 # miles-ci run does not read this list; see miles-ci help history.
 quarantine:
-    - file: tests/e2e/test_d.py
-      suite: stage-b-2-gpu-h200
-      rate: 1
-      reason: 'flaky: 5 of 5 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
-    - file: tests/e2e/test_c.py
-      suite: stage-c-8-gpu-h100
-      rate: 0.267
-      reason: 'flaky: 0 of 30 runs failed, 8 passed on a retry, 0 failed at a commit where another run passed'
-    - file: tests/e2e/test_a.py
-      suite: stage-c-8-gpu-h100
-      rate: 0.2
-      reason: 'flaky: 6 of 30 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
+  - file: tests/e2e/test_d.py
+    suite: stage-b-2-gpu-h200
+    rate: 1
+    reason: 'flaky: 5 of 5 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
+  - file: tests/e2e/test_c.py
+    suite: stage-c-8-gpu-h100
+    rate: 0.267
+    reason: 'flaky: 0 of 30 runs failed, 8 passed on a retry, 0 failed at a commit where another run passed'
+  - file: tests/e2e/test_a.py
+    suite: stage-c-8-gpu-h100
+    rate: 0.2
+    reason: 'flaky: 6 of 30 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
 # Left out, failing on one host only (see miles-ci history hosts):
 #   tests/e2e/test_b.py (stage-c-8-gpu-h100): only on runner-x
 `, q)

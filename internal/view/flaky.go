@@ -97,19 +97,23 @@ func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error 
 	if list == nil {
 		list = []quarantineEntry{}
 	}
-	data, err := yaml.Marshal(struct {
+	// Indented as the configuration is (default.yaml), to paste beside it.
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(struct {
 		Quarantine []quarantineEntry `yaml:"quarantine"`
-	}{list})
-	if err != nil {
+	}{list}); err != nil {
 		return err
 	}
-	b.Write(data)
+	if err := enc.Close(); err != nil {
+		return err
+	}
 	if len(tied) > 0 {
 		b.WriteString("# Left out, failing on one host only (see miles-ci history hosts):\n")
 		for _, f := range tied {
 			fmt.Fprintf(&b, "#   %s (%s): only on %s\n", term(f.File), term(f.Suite), term(f.OnlyOn))
 		}
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
