@@ -229,7 +229,7 @@ tests/e2e/test_c.py  stage-c-8-gpu-h100  30    0       8        0         26.7% 
 tests/e2e/test_b.py  stage-c-8-gpu-h100  40    10      0        10        25.0%   runner-x
 tests/e2e/test_a.py  stage-c-8-gpu-h100  30    6       0        0         20.0%   -
 4 files failed or passed only on a retry; 4 clean files: every run passed at the first attempt
-ONLY ON: every failed attempt ran on that host, and the file passed on another: see miles-ci history hosts
+ONLY ON: the file failed in two runs or more, every time on that host, and passed on another: see miles-ci history hosts
 `, out)
 
 	// The nightlies alone, by cadence or by suite: test_d goes.

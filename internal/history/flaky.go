@@ -36,30 +36,23 @@ type FlakyFile struct {
 	// Rate is (Failures + PassedOnRetry) / Runs: how often the file did
 	// not simply pass.
 	Rate float64 `json:"rate"`
-	// OnlyOn names the host (hostcheck.Host.Key) when every failed
-	// attempt of the file ran there and the file passed on another host:
-	// a host to look at (history hosts) before the test. "" otherwise.
+	// OnlyOn names the host (hostcheck.Host.Key) when the file failed
+	// in two runs or more (failures or retried passes), every failed
+	// attempt ran there, and the file passed on another host: a host to
+	// look at (history hosts) before the test. "" otherwise.
 	OnlyOn string `json:"only_on"`
 
 	failedOn hostSet // the hosts of its failed attempts, up to two
 	passedOn hostSet // the hosts of its passing runs, up to two
 }
 
-// hostSet keeps up to two distinct host keys: enough to tell "one host"
-// from "more than one", in constant memory.
-type hostSet struct {
-	keys []string
-	many bool
-}
+// hostSet keeps the first two distinct host keys: enough to tell "one
+// host" from "more than one", in constant memory.
+type hostSet struct{ keys []string }
 
 func (s *hostSet) add(k string) {
-	if slices.Contains(s.keys, k) {
-		return
-	}
-	if len(s.keys) < 2 {
+	if len(s.keys) < 2 && !slices.Contains(s.keys, k) {
 		s.keys = append(s.keys, k)
-	} else {
-		s.many = true
 	}
 }
 
@@ -181,7 +174,9 @@ func (a *FlakyAnswer) Result() *Flaky {
 			continue
 		}
 		f.Rate = float64(f.Failures+f.PassedOnRetry) / float64(f.Runs)
-		if len(f.failedOn.keys) == 1 && !f.failedOn.many && f.failedOn.keys[0] != "" {
+		// One failure is on one host whatever caused it: it takes two
+		// (as a suspect host takes two contradicted failures).
+		if f.Failures+f.PassedOnRetry >= 2 && len(f.failedOn.keys) == 1 && f.failedOn.keys[0] != "" {
 			h := f.failedOn.keys[0]
 			for _, p := range f.passedOn.keys {
 				if p != h {

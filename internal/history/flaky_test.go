@@ -59,7 +59,9 @@ func TestFlaky_OneHostOnlyWhenTheFilePassedOnAnother(t *testing.T) {
 	assert.Equal(t, "x", tied.Files[0].OnlyOn)
 	alone := flakyOf(t, flakyRows("1", "c1", "x", "a.py", f), flakyRows("2", "c2", "x", "a.py", f))
 	assert.Equal(t, "", alone.Files[0].OnlyOn, "it never passed elsewhere: nothing says the host is to blame")
-	nameless := flakyOf(t, flakyRows("1", "c1", "", "a.py", f), flakyRows("2", "c1", "y", "a.py", p))
+	once := flakyOf(t, flakyRows("1", "c1", "x", "a.py", f), flakyRows("2", "c1", "y", "a.py", p))
+	assert.Equal(t, "", once.Files[0].OnlyOn, "one failure is on one host whatever caused it")
+	nameless := flakyOf(t, flakyRows("1", "c1", "", "a.py", f), flakyRows("2", "c1", "", "a.py", f), flakyRows("3", "c1", "y", "a.py", p))
 	assert.Equal(t, "", nameless.Files[0].OnlyOn, "a run that names no host")
 }
 

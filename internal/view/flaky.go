@@ -39,7 +39,7 @@ func Flaky(w io.Writer, res *history.Flaky, files []*history.FlakyFile) error {
 	fmt.Fprintf(&b, "; %s: every run passed at the first attempt\n", textfmt.CountNoun(res.Clean, "clean file"))
 	for _, f := range files {
 		if f.OnlyOn != "" {
-			b.WriteString("ONLY ON: every failed attempt ran on that host, and the file passed on another: see miles-ci history hosts\n")
+			b.WriteString("ONLY ON: the file failed in two runs or more, every time on that host, and passed on another: see miles-ci history hosts\n")
 			break
 		}
 	}
