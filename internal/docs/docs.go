@@ -22,6 +22,7 @@ var names = []string{
 	"migrate",
 	"reports",
 	"hosts",
+	"history",
 	"lint-rules",
 	"differences",
 	"performance",
