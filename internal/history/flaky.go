@@ -65,7 +65,7 @@ type FlakyAnswer struct {
 	// commits counts, per commit, file and suite, the runs that failed
 	// and those that passed.
 	commits map[commitKey]*commitCount
-	cur     *flakyRun
+	cur     flakyRun // the run being read, when cur.open
 }
 
 type flakyKey struct{ file, suite string }
@@ -76,7 +76,8 @@ type commitCount struct{ failed, passed int }
 
 // flakyRun is the file of one run whose attempts are coming in.
 type flakyRun struct {
-	id      string // the report's identity and the file
+	open    bool
+	run     Run // the report's identity (see sameReport)
 	key     flakyKey
 	sha     string
 	host    string
@@ -89,13 +90,12 @@ type flakyRun struct {
 // (Filter.Grouped); a file seen again after another one starts another
 // run of it.
 func (a *FlakyAnswer) Add(r *Row) error {
-	id := r.report() + "\x1f" + r.File
-	if a.cur == nil || a.cur.id != id {
+	if !a.cur.open || a.cur.key.file != r.File || !sameReport(&a.cur.run, &r.Run) {
 		a.finish()
-		a.cur = &flakyRun{id: id, key: flakyKey{r.File, r.Suite}, sha: r.SHA,
+		a.cur = flakyRun{open: true, run: r.Run, key: flakyKey{r.File, r.Suite}, sha: r.SHA,
 			host: hostcheck.Host{Runner: r.Runner, Hostname: r.Hostname}.Key()}
 	}
-	c := a.cur
+	c := &a.cur
 	if r.Status.Failed() {
 		c.failed = true
 	}
@@ -107,11 +107,11 @@ func (a *FlakyAnswer) Add(r *Row) error {
 
 // finish counts the run of a file whose attempts have all come.
 func (a *FlakyAnswer) finish() {
-	c := a.cur
-	if c == nil {
+	if !a.cur.open {
 		return
 	}
-	a.cur = nil
+	c := a.cur
+	a.cur.open = false
 	if a.files == nil {
 		a.files, a.commits = map[flakyKey]*FlakyFile{}, map[commitKey]*commitCount{}
 	}
@@ -197,4 +197,12 @@ func (a *FlakyAnswer) Result() *Flaky {
 		return strings.Compare(x.Suite, y.Suite)
 	})
 	return out
+}
+
+// sameReport reports whether two rows' runs are the same report: Run.report
+// compared field by field, which costs no allocation per row.
+func sameReport(x, y *Run) bool {
+	return x.Repository == y.Repository && x.RunID == y.RunID && x.RunAttempt == y.RunAttempt && x.Job == y.Job &&
+		x.Started.Equal(y.Started) && x.Suite == y.Suite && x.Backend == y.Backend &&
+		x.ShardID == y.ShardID && x.ShardSize == y.ShardSize
 }

@@ -1,6 +1,9 @@
 package history
 
 import (
+	"context"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -8,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // flakyRows are the attempts of one file in one run: the run's id, sha
@@ -79,4 +83,80 @@ func TestFlaky_OrderedByRateThenFile(t *testing.T) {
 		names = append(names, f.File)
 	}
 	assert.Equal(t, []string{"a.py", "b.py", "c.py"}, names)
+}
+
+// benchRows streams n rows: 300 files over n/300 runs of 3 shards, the
+// runs on 8 hosts at one commit per 3 runs, every 7th run of a file
+// failing once and passing its retry.
+func benchRows(n int, fn func(*Row)) {
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	files := make([]string, 300)
+	for i := range files {
+		files[i] = "tests/e2e/test_" + strconv.Itoa(i) + ".py"
+	}
+	var row Row
+	for i := 0; i < n; {
+		job := i / 300
+		row.Run = Run{Repository: "o/r", RunID: strconv.Itoa(job / 3), RunAttempt: "1", Job: "gpu",
+			SHA: strconv.Itoa(job / 9), Suite: "s", Backend: "cuda", Started: start.Add(time.Duration(job) * time.Minute),
+			ShardID: job % 3, ShardSize: 3, Runner: "r" + strconv.Itoa(job%8)}
+		for _, f := range files {
+			row.File, row.Attempt, row.Status = f, 1, report.Pass
+			if (job+len(f))%7 == 0 {
+				row.Status = report.Fail
+				fn(&row)
+				i++
+				row.Attempt, row.Status = 2, report.Pass
+			}
+			fn(&row)
+			i++
+		}
+	}
+}
+
+// BenchmarkFlaky_MillionRows: the answer's time per row, and the memory
+// it keeps (retained-MB, after a collection): that of the answer, not of
+// the rows.
+func BenchmarkFlaky_MillionRows(b *testing.B) {
+	const n = 1_000_000
+	for b.Loop() {
+		a := &FlakyAnswer{}
+		benchRows(n, func(r *Row) { _ = a.Add(r) })
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(ms.HeapAlloc)/1e6, "retained-MB")
+		_ = a.Result()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+}
+
+// BenchmarkPostgres_GroupedScan: the flaky answer over 200,000 rows of
+// the test PostgreSQL, read in the order of the table's unique key
+// (Filter.Grouped) and, for the cost of that order, unordered.
+func BenchmarkPostgres_GroupedScan(b *testing.B) {
+	const n = 200_000
+	url := testutil.Postgres(b).NewDatabase(b)
+	ctx := context.Background()
+	p, err := OpenPostgres(ctx, url, ForWriting)
+	require.NoError(b, err)
+	defer p.Close()
+	var rows []Row
+	benchRows(n, func(r *Row) { rows = append(rows, *r) })
+	_, err = p.Write(ctx, rows)
+	require.NoError(b, err)
+	for _, grouped := range []bool{true, false} {
+		name := "unordered"
+		if grouped {
+			name = "grouped"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				a := &FlakyAnswer{}
+				require.NoError(b, p.Scan(ctx, Filter{Grouped: grouped}, a.Add))
+				_ = a.Result()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+		})
+	}
 }
