@@ -278,6 +278,15 @@ tests/e2e/test_d.py  stage-b-2-gpu-h200  5     5       0        0         100.0%
 	assert.InDelta(t, 3.0/13, last.Files[1].Rate, 1e-12)
 	assert.Equal(t, 3, last.Clean)
 
+	// The latest five runs: nights 26-29 and night 28's re-run. test_a
+	// did not fail; test_b failed once, which ties it to no host yet.
+	_, last5 := askBoth(t, dir, urls, "history", "flaky", "--cadence", "nightly", "--last", "5")
+	assert.Equal(t, `FILE                 SUITE               RUNS  FAILED  RETRIED  SAME-SHA  RATE   ONLY ON
+tests/e2e/test_c.py  stage-c-8-gpu-h100  4     0       1        0         25.0%  -
+tests/e2e/test_b.py  stage-c-8-gpu-h100  5     1       0        1         20.0%  -
+2 files failed or passed only on a retry; 4 clean files: every run passed at the first attempt
+`, last5)
+
 	// --min-rate leaves out the files below it, and says how many.
 	_, above := askBoth(t, dir, urls, "history", "flaky", "--min-rate", "25%")
 	assert.Contains(t, above, "test_b.py")
