@@ -21,6 +21,7 @@ var names = []string{
 	"config",
 	"migrate",
 	"reports",
+	"history",
 	"lint-rules",
 	"differences",
 	"performance",
