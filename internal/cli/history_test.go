@@ -446,6 +446,10 @@ func TestTimingsApply_QuantileFromHistoryRewritesTheDriftedP90s(t *testing.T) {
 	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--from", dir, "--check"}, f), errOut.String())
 	assert.Equal(t, "tests/e2e/test_slow.py:1 declared 10 measured 220 proposed 220\n", out.String(), "the median moves one")
 
+	f, out, _ = suitesFactory(root, map[string]string{"GITHUB_ACTIONS": "true"})
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--quantile", "p90", "--from", dir, "--check"}, f))
+	assert.Contains(t, out.String(), "::error file=tests/e2e/test_moves.py,line=1,title=est_time::est_time 100 drifted: measured 224s (p90 of 5 run(s)); proposed 230\n")
+
 	f, out, errOut = suitesFactory(root, nil)
 	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", "--quantile", "0.9", "--from", dir}, f), errOut.String())
 	assert.Equal(t, "tests/e2e/test_moves.py:1 est_time 100 -> 230 (measured 224s)\n"+

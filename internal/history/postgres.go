@@ -78,6 +78,10 @@ var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job",
 	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
 	"status", "cause", "elapsed", "est_time", "timeout", "runner", "hostname"}
 
+// timingColumns are the columns a Filter.TimingOnly scan reads, in the
+// order of its scan.
+var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
+
 // columnTypes are the columns' types, for the arrays of an insert.
 var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
 	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int4",
@@ -336,7 +340,11 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		statuses[i] = string(s)
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
-	sql := "SELECT " + strings.Join(columns, ", ") + " FROM miles_ci_attempts WHERE " + where +
+	cols := columns
+	if f.TimingOnly {
+		cols = timingColumns
+	}
+	sql := "SELECT " + strings.Join(cols, ", ") + " FROM miles_ci_attempts WHERE " + where +
 		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
 	if f.LastRuns > 0 {
 		// The latest runs as Filter.LastRuns orders them: byte order
@@ -354,12 +362,15 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	var pr *int32
 	var runKey, status, cause string
 	var shardID, shardSize, attempt int32
+	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
+		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
+		&status, &cause, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
+	if f.TimingOnly {
+		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
+	}
 	for rows.Next() {
 		pr = nil
-		err := rows.Scan(&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
-			&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
-			&status, &cause, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname)
-		if err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return p.wrap("read", err)
 		}
 		r.PR = nil

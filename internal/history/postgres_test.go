@@ -119,3 +119,5 @@ func pgURL(t *testing.T) string {
 	t.Helper()
 	return testutil.Postgres(t).NewDatabase(t)
 }
+
+func testutilPostgres(b *testing.B) string { return testutil.Postgres(b).NewDatabase(b) }

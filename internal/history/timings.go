@@ -10,11 +10,13 @@ import (
 )
 
 // TimingsFilter is the filter the timings answer reads with: the passed
-// attempts only. A failed attempt stopped early or ran into its limit,
-// and says nothing of how long the test takes; a flaky file counts its
-// passing attempt, as `run --timings-out` does.
+// attempts only, and of them only what Add reads. A failed attempt
+// stopped early or ran into its limit, and says nothing of how long the
+// test takes; a flaky file counts its passing attempt, as `run
+// --timings-out` does.
 func TimingsFilter(f Filter) Filter {
 	f.Statuses = []report.Status{report.Pass}
+	f.TimingOnly = true
 	return f
 }
 
