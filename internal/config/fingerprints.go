@@ -38,11 +38,17 @@ const MaxFingerprintPattern = 1000
 // it). A CPU suite has none: pytest runs it as one process, whose output
 // miles-ci does not read.
 func (c *Config) InfraFingerprintsFor(b Backend) []InfraFingerprint {
+	return InfraFingerprintsFor(c.InfraFingerprints, b)
+}
+
+// InfraFingerprintsFor returns those of fps that apply to suites of
+// backend b (see Config.InfraFingerprintsFor).
+func InfraFingerprintsFor(fps []InfraFingerprint, b Backend) []InfraFingerprint {
 	if b == CPU {
 		return nil
 	}
 	var out []InfraFingerprint
-	for _, f := range c.InfraFingerprints {
+	for _, f := range fps {
 		if len(f.Backends) == 0 {
 			out = append(out, f)
 			continue

@@ -52,16 +52,8 @@ func StepSummary(r *report.Report) string {
 // a report without a host (a merge, or one written before reports had
 // one). RunSummary renders it inert with the rest of the title.
 func onHost(h *report.Host) string {
-	if h == nil {
-		return ""
-	}
-	switch {
-	case h.Runner != "" && h.Hostname != "" && h.Runner != h.Hostname:
-		return " on " + h.Runner + " (" + h.Hostname + ")"
-	case h.Runner != "":
-		return " on " + h.Runner
-	case h.Hostname != "":
-		return " on " + h.Hostname
+	if name := h.Name(); name != "" {
+		return " on " + name
 	}
 	return ""
 }
