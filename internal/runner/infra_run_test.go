@@ -15,9 +15,11 @@ import (
 )
 
 // Test files that fail as a broken host makes them fail: PyTorch's
-// traceback on stderr, ending in the line of CUDA error 802.
+// traceback on stderr, ending in the line of CUDA error 802. (Each writes
+// to one stream: the tests' stdout and stderr are one buffer, not a file,
+// which two streams would reach in no set order.)
 const (
-	sh802 = `echo '[2026-08-14 10:21:07] server_args=ServerArgs(model_path=...)'
+	sh802 = `echo '[2026-08-14 10:21:07] server_args=ServerArgs(model_path=...)' >&2
 echo 'Traceback (most recent call last):' >&2
 echo '  File "/usr/local/lib/python3.12/dist-packages/torch/cuda/__init__.py", line 372, in _lazy_init' >&2
 echo '    torch._C._cuda_init()' >&2
@@ -37,7 +39,7 @@ exec sleep 60
 `
 	// shPasses802 prints the line, yet passes (a warning it survived).
 	shPasses802 = `echo 'UserWarning: CUDA initialization: Error 802: system not yet initialized' >&2
-echo 'retrying on the next device'
+echo 'retrying on the next device' >&2
 `
 )
 
