@@ -71,7 +71,7 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
 	}
-	opts.gate = cfg.Gate
+	opts.gate, opts.infra = cfg.Gate, cfg.InfraFingerprints
 	gate, err := opts.decideGate(f, r.Backend, r.Suite)
 	if err != nil {
 		return err

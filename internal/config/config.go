@@ -204,6 +204,10 @@ type Config struct {
 	NoGPUPaths        []string
 	FileRun           FileRun
 	Gate              Gate
+	// InfraFingerprints recognise a failure of the host in a GPU test's
+	// output, in configured order (see InfraFingerprint); empty when the
+	// configuration turns them off.
+	InfraFingerprints []InfraFingerprint
 
 	// tree is the document's top-level mapping as read, an overlay merged
 	// with the built-in one, and header the comment that opens the file:

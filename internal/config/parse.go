@@ -634,7 +634,7 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 // topKeys are the sections of a configuration, in the order the built-in
 // one holds them (and Complete writes them).
 var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
-	"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate"}
+	"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints"}
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", topKeys...)
@@ -698,7 +698,10 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 	if err := p.fileRun(f["file_run"], c); err != nil {
 		return err
 	}
-	return p.gate(f["gate"], c)
+	if err := p.gate(f["gate"], c); err != nil {
+		return err
+	}
+	return p.fingerprints(f["infra_fingerprints"], c)
 }
 
 // gate reads the optional gate section (see Gate). Every function is

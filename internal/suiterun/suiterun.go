@@ -46,6 +46,9 @@ type Spec struct {
 	// (DecideGate).
 	Gate    Gate
 	Outputs report.Outputs
+	// InfraFingerprints are the configuration's (every backend's); the
+	// run reads a file's output for those of its backend.
+	InfraFingerprints []config.InfraFingerprint
 
 	Getenv func(string) string
 	Env    []string // the children's environment; nil inherits ours
@@ -122,6 +125,10 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if now == nil {
 		now = time.Now
 	}
+	var fps []runner.Fingerprint
+	for _, f := range config.InfraFingerprintsFor(s.InfraFingerprints, p.Backend) {
+		fps = append(fps, runner.Fingerprint{Name: f.Name, Pattern: f.Regexp})
+	}
 	rep := runner.Run(ctx, files, runner.Options{
 		Root:            root,
 		Limits:          s.Limits,
@@ -136,6 +143,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Log:             ghactions.NewLog(s.Out, s.Getenv),
 		Start:           s.Start,
 		Now:             now,
+		Fingerprints:    fps,
+		Host:            host.Name(),
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
@@ -152,7 +161,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if reportErr != nil {
 		return Outcome{}, reportErr
 	}
-	out := Outcome{Interrupted: rep.Interrupted}
+	out := Outcome{Interrupted: rep.Interrupted, HostNotReady: rep.HostNotReady}
 	if !rep.Passed() {
 		out.Code = 1
 	}
