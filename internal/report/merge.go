@@ -63,8 +63,8 @@ type Merger struct {
 	fromInterrupted []bool
 	// fromNotReady tells the same of a report whose host was not ready.
 	fromNotReady []bool
-	elapsed         float64
-	cover           coverage
+	elapsed      float64
+	cover        coverage
 }
 
 // coverage is what the reports added say of the part of the suite they
