@@ -9,7 +9,7 @@ import (
 // Document returns the report of the run (package report owns the
 // document, package view its step summary) for the given suite and backend.
 func (rep *Results) Document(suite, backend string) *report.Report {
-	doc := &report.Report{Suite: suite, Backend: backend, Interrupted: rep.Interrupted,
+	doc := &report.Report{Suite: suite, Backend: backend, Interrupted: rep.Interrupted, HostNotReady: rep.HostNotReady,
 		Elapsed: seconds(rep.Elapsed), Files: make([]report.File, len(rep.Files))}
 	for i := range rep.Files {
 		f := &rep.Files[i]
