@@ -42,7 +42,7 @@ type Preflight struct {
 	// again until Timeout); otherwise such processes are only recorded.
 	FailOnForeign bool
 
-	Now   func() time.Time                               // nil: time.Now
+	Now   func() time.Time                                 // nil: time.Now
 	Sleep func(ctx context.Context, d time.Duration) error // nil: a timer that ctx ends
 }
 
@@ -51,14 +51,14 @@ type Preflight struct {
 // costs nothing: the run goes on as it would without a preflight.
 // Cancelling ctx ends the check at once, not ready, reason "interrupted".
 func (p Preflight) Check(ctx context.Context, when string) report.Preflight {
-	pf, _ := p.check(ctx, when)
+	pf, _ := p.CheckGPUs(ctx, when)
 	return pf
 }
 
-// check is Check, also returning the GPUs the tool listed on the try that
-// found the host ready (nil otherwise), for a host record the first query
-// could not fill.
-func (p Preflight) check(ctx context.Context, when string) (report.Preflight, []report.GPU) {
+// CheckGPUs is Check, also returning the GPUs the tool listed on the try
+// that found the host ready (nil otherwise): what the log names, and a
+// host record the first query could not fill.
+func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight, []report.GPU) {
 	p.defaults()
 	start := p.Now()
 	pf := report.Preflight{When: when, GpusNeeded: p.GPUsNeeded, Foreign: []report.ForeignProcess{}}

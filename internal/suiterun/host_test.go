@@ -46,8 +46,8 @@ func runWithHost(t *testing.T, backend config.Backend, env map[string]string, qu
 		Root: root, Plan: plan, Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 		Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
 		Getenv: envOf(env), Hostname: func() (string, error) { return "gpu-box-7", nil },
-		GPUQueryTimeout: queryTimeout,
-		Start:           (&testutil.Launcher{Shell: true}).Start,
+		GPUQueryTimeout: queryTimeout, Preflight: PreflightSpec{Off: true},
+		Start: (&testutil.Launcher{Shell: true}).Start,
 	})
 	require.NoError(t, err, out.String())
 	assert.Equal(t, Outcome{}, got, "the GPU tool never decides the run: %s", out.String())
