@@ -94,7 +94,9 @@ func TestRun_WithoutAGPUToolThePreflightAddsNoOutput(t *testing.T) {
 	require.Equal(t, 0, code, stderrWith)
 	code, without, stderrWithout, _, rootWithout := preflightRun(t, t.TempDir(), nil, nil, "--no-preflight")
 	require.Equal(t, 0, code, stderrWithout)
-	norm := func(s, root string) string { return elapsed.ReplaceAllString(strings.ReplaceAll(s, root, "ROOT"), "${1}X") }
+	norm := func(s, root string) string {
+		return elapsed.ReplaceAllString(strings.ReplaceAll(s, root, "ROOT"), "${1}X")
+	}
 	assert.Equal(t, norm(without, rootWithout), norm(with, rootWith))
 	assert.Equal(t, stderrWithout, stderrWith)
 	require.Len(t, rep.Preflights, 1, "the report still says why nothing was checked")
@@ -121,8 +123,8 @@ func TestRun_NoPreflightAndListOnlyAskNoGPUTool(t *testing.T) {
 
 func TestRun_PreflightFlagsAreChecked(t *testing.T) {
 	for args, msg := range map[string][]string{
-		"error: --preflight-timeout must be positive, as 120s or 2m, got 0s\n":                         {"--preflight-timeout", "0"},
-		"error: --preflight-timeout must be positive, as 120s or 2m, got -1s\n":                        {"--preflight-timeout=-1s"},
+		"error: --preflight-timeout must be positive, as 120s or 2m, got 0s\n":                        {"--preflight-timeout", "0"},
+		"error: --preflight-timeout must be positive, as 120s or 2m, got -1s\n":                       {"--preflight-timeout=-1s"},
 		"error: --no-preflight turns the preflight off; it cannot be used with --preflight-timeout\n": {"--no-preflight", "--preflight-timeout", "1m"},
 	} {
 		code, _, stderr := miles(t, t.TempDir(), nil, runArgs(msg...)...)
