@@ -204,3 +204,18 @@ func TestRun_AReadyHostRunsAsWithoutAPreflight(t *testing.T) {
 	assert.True(t, rep.Passed())
 	assert.False(t, rep.HostNotReady)
 }
+
+// BenchmarkPreflight_HealthyHost is what the preflight adds to a run on a
+// ready host: two calls of the (fake) nvidia-smi, the listing and the
+// process query, each a process of its own.
+func BenchmarkPreflight_HealthyHost(b *testing.B) {
+	dir, err := filepath.Abs("../../testdata/gpu")
+	require.NoError(b, err)
+	path := dir + string(os.PathListSeparator) + "/usr/bin:/bin"
+	p := Preflight{Backend: "cuda", Path: path, Env: []string{"PATH=" + path}, GPUsNeeded: 8}
+	for b.Loop() {
+		if pf := p.Check(context.Background(), "start"); pf.Status != report.PreflightReady {
+			b.Fatal(pf.Reason)
+		}
+	}
+}
