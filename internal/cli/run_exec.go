@@ -50,9 +50,13 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	pre := suiterun.PreflightSpec{Off: opts.NoPreflight, Config: opts.preflight}
+	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
+		pre.Config.Timeout = opts.PreflightTimeout
+	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra,
+		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
 		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 	})
 	switch {

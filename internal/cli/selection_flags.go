@@ -25,10 +25,11 @@ import (
 
 // selectionFlags binds the flags shared by run and partition.
 type selectionFlags struct {
-	// gate is the configuration's gate section and infra its
-	// infra_fingerprints; selectSuite sets them.
-	gate  config.Gate
-	infra []config.InfraFingerprint
+	// gate, infra (infra_fingerprints) and preflight are the
+	// configuration's sections; selectSuite sets them.
+	gate      config.Gate
+	infra     []config.InfraFingerprint
+	preflight config.Preflight
 
 	HW             string
 	Suite          string
@@ -129,7 +130,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 	if err != nil {
 		return nil, reportCollectError(f, err)
 	}
-	s.gate, s.infra = cfg.Gate, cfg.InfraFingerprints
+	s.gate, s.infra, s.preflight = cfg.Gate, cfg.InfraFingerprints, cfg.Preflight
 	pol, warnings, err := policy.ForRun(cfg, s.Cadence, s.Labels, s.MatchAllLabels)
 	if err != nil {
 		return nil, err

@@ -43,19 +43,23 @@ echo 'retrying on the next device' >&2
 `
 )
 
-// fakePreflight answers as a host that is ready, or not, and records
-// every check asked of it.
-type fakePreflight struct {
+// scriptedHost is ready at the start of a run and, when checked again
+// (after an infra failure), answers ready; it records every check asked of
+// it after the start.
+type scriptedHost struct {
 	ready bool
 	asked []string
 }
 
-func (p *fakePreflight) check(_ context.Context, when string) bool {
+func (p *scriptedHost) check(_ context.Context, when string) bool {
+	if when == "start" {
+		return true
+	}
 	p.asked = append(p.asked, when)
 	return p.ready
 }
 
-func infraOptions(t *testing.T, files map[string]string, out *bytes.Buffer, pf *fakePreflight) (Options, *recLog) {
+func infraOptions(t *testing.T, files map[string]string, out *bytes.Buffer, pf *scriptedHost) (Options, *recLog) {
 	t.Helper()
 	opts, log := baseOptions(repo(t, files), out)
 	opts.Fingerprints = testFingerprints
@@ -70,7 +74,7 @@ func infraOptions(t *testing.T, files map[string]string, out *bytes.Buffer, pf *
 // retries or not; the host is asked again, and the report says so.
 func TestRun_AnInfraFingerprintNamesTheCause(t *testing.T) {
 	var out bytes.Buffer
-	pf := &fakePreflight{ready: true}
+	pf := &scriptedHost{ready: true}
 	opts, log := infraOptions(t, map[string]string{"a.py": sh802, "b.py": shPass}, &out, pf)
 	rep := Run(context.Background(), []File{{"a.py", 1}, {"b.py", 1}}, opts)
 
@@ -107,7 +111,7 @@ func TestRun_AnInfraFingerprintNamesTheCause(t *testing.T) {
 // RuntimeError not retriable.
 func TestRun_InfraFailureIsRetriedOnAHostFoundReady(t *testing.T) {
 	var out bytes.Buffer
-	pf := &fakePreflight{ready: true}
+	pf := &scriptedHost{ready: true}
 	opts, log := infraOptions(t, map[string]string{"flaky.py": sh802Once}, &out, pf)
 	opts.EnableRetry, opts.MaxAttempts = true, 3
 	rep := Run(context.Background(), []File{{"flaky.py", 1}}, opts)
@@ -134,7 +138,7 @@ func TestRun_InfraFailureIsRetriedOnAHostFoundReady(t *testing.T) {
 // no further attempt or file, and the files left say why.
 func TestRun_AHostNotReadyStopsTheRun(t *testing.T) {
 	var out bytes.Buffer
-	pf := &fakePreflight{ready: false}
+	pf := &scriptedHost{ready: false}
 	opts, _ := infraOptions(t, map[string]string{"a.py": shPass, "b.py": sh802, "c.py": shPass, "d.py": shPass}, &out, pf)
 	opts.EnableRetry, opts.MaxAttempts, opts.ContinueOnError = true, 3, true
 	var done []string
@@ -187,9 +191,9 @@ func TestRun_WithoutAMatchNothingIsAdded(t *testing.T) {
 	files := map[string]string{"fail.py": shFail3, "hang.py": shHang, "warn.py": shPasses802, "flaky.py": shFlaky}
 	plan := []File{{"warn.py", 1}, {"fail.py", 1}, {"flaky.py", 1}, {"hang.py", 0.5}}
 	for _, retry := range []bool{false, true} {
-		run := func(fps []Fingerprint) (*Results, string, []string, *fakePreflight) {
+		run := func(fps []Fingerprint) (*Results, string, []string, *scriptedHost) {
 			var out bytes.Buffer
-			pf := &fakePreflight{ready: true}
+			pf := &scriptedHost{ready: true}
 			opts, log := baseOptions(repo(t, files), &out)
 			opts.Fingerprints, opts.Preflight = fps, pf.check
 			opts.EnableRetry, opts.ContinueOnError, opts.TimeoutPerFile = retry, true, 1
@@ -201,7 +205,7 @@ func TestRun_WithoutAMatchNothingIsAdded(t *testing.T) {
 		_, without, logWithout, _ := run(nil)
 		assert.Equal(t, without, with, "retry=%v", retry)
 		assert.Equal(t, logWithout, logWith)
-		assert.Empty(t, pf.asked)
+		assert.Empty(t, pf.asked, "no check but the one at the start")
 		assert.Equal(t, report.Cause(""), rep.Files[0].Attempts[0].Cause, "warn.py passed")
 		assert.Equal(t, report.CauseTest, rep.Files[1].Attempts[0].Cause)
 		assert.Equal(t, report.CauseTest, rep.Files[2].Attempts[0].Cause)

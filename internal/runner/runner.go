@@ -378,6 +378,15 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		rep.Files[i] = FileResult{File: f.Name, EstTime: f.EstTime, Status: NotRun}
 	}
 	stopped := false
+	if opts.Preflight != nil && len(files) > 0 && !opts.Preflight(ctx, "start") {
+		stopped = true
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+		} else {
+			rep.HostNotReady = true
+			markNotReady(rep.Files)
+		}
+	}
 	for i := range files {
 		if stopped {
 			break
@@ -427,6 +436,16 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 	r.closeGate(closeWait)
 	r.printSummary(rep)
 	return rep
+}
+
+// markNotReady gives the files not run yet the reason that the host was
+// not ready.
+func markNotReady(files []FileResult) {
+	for i := range files {
+		if files[i].Status == NotRun {
+			files[i].NotRunReason = "not run: host not ready"
+		}
+	}
 }
 
 type runState struct {

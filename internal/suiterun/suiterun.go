@@ -62,6 +62,9 @@ type Spec struct {
 	// GPUQueryTimeout bounds the GPU tool's listing of the GPUs; 0 is
 	// runner.GPUQueryTimeout.
 	GPUQueryTimeout time.Duration
+	// Preflight is the GPU preflight before the first test (GPU suites
+	// only; see preflightFunc).
+	Preflight PreflightSpec
 }
 
 // Outcome is how a run ended. Code is pytest's status for a CPU suite, else
@@ -129,7 +132,9 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	for _, f := range config.InfraFingerprintsFor(s.InfraFingerprints, p.Backend) {
 		fps = append(fps, runner.Fingerprint{Name: f.Name, Pattern: f.Regexp})
 	}
+	var preflights []report.Preflight
 	rep := runner.Run(ctx, files, runner.Options{
+		Preflight:       preflightFunc(s, p, env, host, &preflights),
 		Root:            root,
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,
@@ -151,7 +156,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
-	doc.Host = host
+	doc.Host, doc.Preflights = host, preflights
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {

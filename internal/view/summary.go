@@ -52,7 +52,7 @@ func StepSummary(r *report.Report) string {
 	if r.Shards != nil {
 		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+onHost(r.Host), rows, missing) + infraSection(r)
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r)
 }
 
 // infraOf is ", infra: FINGERPRINT" for an attempt with cause infra.
@@ -87,18 +87,35 @@ func infraSection(r *report.Report) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "**Infra failures on %s:** an output line matched an infra fingerprint: the host is to blame, not the code.\n%s",
 		textfmt.Markdown(host), b.String())
-	if r.HostNotReady {
-		s.WriteString("\nThe host was not ready when checked again, so the run stopped there: the files left were not run.\n")
-	}
 	s.WriteString("\nTo see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n")
 	return s.String()
 }
 
-// onHost names where a run happened for the heading: " on RUNNER
+// hostNotReady is the notice of a run a GPU preflight stopped: the last
+// preflight's reason and the GPU tool's last words, so the reader blames the
+// host, not the tests.
+func hostNotReady(r *report.Report) []ghactions.Notice {
+	if !r.HostNotReady {
+		return nil
+	}
+	text := "the GPU preflight stopped the run, so the tests not run here say nothing about the code; another runner may pass"
+	if n := len(r.Preflights); n > 0 {
+		pf := r.Preflights[n-1]
+		text = fmt.Sprintf("%s (preflight %s, %s, %.1fs)", pf.Reason, pf.When, textfmt.CountNoun(pf.Tries, "try", "tries"), pf.Elapsed)
+		if pf.LastWords != "" {
+			text += "; " + pf.Tool + " said: " + pf.LastWords
+		}
+		text += ". The tests not run here say nothing about the code; another runner may pass"
+	}
+	return []ghactions.Notice{{Label: "Host not ready", Text: text}}
+}
+
+// OnHost names where a run happened, for the heading and the preflight's
+// log lines: " on RUNNER
 // (HOSTNAME)", either alone when the other is unknown or the same, "" for
 // a report without a host (a merge, or one written before reports had
 // one). RunSummary renders it inert with the rest of the title.
-func onHost(h *report.Host) string {
+func OnHost(h *report.Host) string {
 	if name := h.Name(); name != "" {
 		return " on " + name
 	}

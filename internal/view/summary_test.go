@@ -203,6 +203,7 @@ func TestStepSummary_InfraFailuresNameTheHost(t *testing.T) {
 		}}
 	r.Finish()
 	assert.Equal(t, "### CUDA stage-x on h100-runner-7 (novita-host2): 1/3 passed (1 flaky)\n\n"+
+		"**Host not ready:** the GPU preflight stopped the run, so the tests not run here say nothing about the code; another runner may pass\n\n"+
 		"| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n"+
 		"|---|---|---:|---:|---|\n"+
 		"| `flaky.py` | FLAKY (passed on attempt 2) | 2 | 8s / 10s |  |\n"+
@@ -214,6 +215,6 @@ func TestStepSummary_InfraFailuresNameTheHost(t *testing.T) {
 		"**Infra failures on h100-runner-7 (novita-host2):** an output line matched an infra fingerprint: the host is to blame, not the code.\n"+
 		"- `flaky.py` attempt 1: cuda-802 matched `"+line+"`\n"+
 		"- `broken.py` attempt 1: cuda-802 matched `"+line+"`\n"+
-		"\nThe host was not ready when checked again, so the run stopped there: the files left were not run.\n"+
+		""+
 		"\nTo see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n", StepSummary(r))
 }
