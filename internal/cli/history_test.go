@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -475,4 +476,43 @@ print(json.dumps({f: [r.est_time for r in ut_parse_one_file(f)] for f in ["tests
 	f, out, errOut = suitesFactory(root, nil)
 	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", "--quantile", "p90", "--from", dir, "--check"}, f), errOut.String())
 	assert.Empty(t, out.String(), "a second apply finds nothing drifted")
+}
+
+// A store that accepts the connection and never answers costs the run
+// its bound (5 seconds to connect), one warning, and nothing else.
+func TestHistory_AStoreThatNeverAnswersCostsItsBound(t *testing.T) {
+	// A short directory: a socket's path has at most 107 bytes.
+	dir, err := os.MkdirTemp("", "pg")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, ".s.PGSQL.5432"))
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""), "tests/e2e/test_b.py": gpuTest("b", "exit 5")})
+	code, out, errOut := miles(t, root, map[string]string{envHistoryURL: "postgresql://u:pw@/db?host=" + dir}, runArgs("--continue-on-error")...)
+	assert.Equal(t, 1, code, "test_b's failure, as without a store")
+	assert.Contains(t, out, "FAILED:\n  tests/e2e/test_b.py (exit code 5)")
+	assert.Equal(t, 1, strings.Count(errOut, "warning: history:"), errOut)
+	assert.Contains(t, errOut, "warning: history: the store MILES_CI_HISTORY_URL names failed (connect: ")
+	assert.NotContains(t, errOut, dir)
 }

@@ -36,11 +36,11 @@ type ReportSummaryOptions struct {
 func NewCmdReport(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Work with run reports (merge a suite's shard reports, summarize one)",
+		Short: "Work with run reports (merge a suite's shard reports, summarize one, find suspect hosts)",
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
-	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil))
+	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil), NewCmdReportHosts(f, nil))
 	return cmd
 }
 

@@ -22,6 +22,7 @@ var names = []string{
 	"migrate",
 	"reports",
 	"history",
+	"hosts",
 	"lint-rules",
 	"differences",
 	"performance",

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/hostcheck"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/textfmt"
+	"github.com/radixark/miles-ci/internal/view"
+)
+
+// ReportHostsOptions are the flags of `miles-ci report hosts`.
+type ReportHostsOptions struct {
+	// Inputs are report files and directories to search for them.
+	Inputs []string
+	JSON   bool
+	// Strict makes a suspect host exit 1.
+	Strict bool
+	// MinContradicted is the verdict's threshold of contradicted failures.
+	MinContradicted int
+}
+
+// NewCmdReportHosts builds `miles-ci report hosts`.
+func NewCmdReportHosts(f *Factory, runF func(*ReportHostsOptions) error) *cobra.Command {
+	opts := &ReportHostsOptions{MinContradicted: hostcheck.DefaultMinContradicted}
+	cmd := &cobra.Command{
+		Use:   "hosts REPORT...|DIR... [--json] [--strict]",
+		Short: "Find the hosts to blame across many runs' reports",
+		Long: `Read the JSON reports of many runs (files, or directories searched for *.json, as
+gh run download leaves them) and print each job with where it ran and how it
+went, then per host (its runner name, else its hostname): jobs, files run,
+passed, failed, infra failures and contradicted failures (files that failed
+only there and passed on another host at the same commit), and the verdict
+naming each suspect host with its evidence. A host is suspect when a failure
+there had cause infra, a GPU preflight found it not ready, or it has at least
+--min-contradicted contradicted failures. --strict exits 1 when a host is
+suspect. See miles-ci help hosts.`,
+		Example: `  gh run download 32101379316 -D runs/32101379316
+  miles-ci report hosts runs/ --strict`,
+		Args: needInputs("run reports, or directories holding them (gh run download -D DIR)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return reportHostsRun(cmd.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.JSON, "json", false, "print the jobs, the hosts and the verdict as JSON")
+	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
+	flagkind.Set(fl.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
+		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
+	fl.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
+	return cmd
+}
+
+// skipped gathers the reports report hosts leaves out, by reason, for one
+// warning line per reason.
+type skipped struct {
+	reasons []string
+	count   map[string]int
+	first   map[string]string
+}
+
+func (s *skipped) add(reason, path string) {
+	if s.count == nil {
+		s.count, s.first = map[string]int{}, map[string]string{}
+	}
+	if s.count[reason] == 0 {
+		s.reasons = append(s.reasons, reason)
+		s.first[reason] = path
+	}
+	s.count[reason]++
+}
+
+func (s *skipped) lines() []string {
+	var out []string
+	for _, r := range s.reasons {
+		which := strconv.Quote(s.first[r])
+		if n := s.count[r]; n > 1 {
+			which += fmt.Sprintf(" and %d more", n-1)
+		}
+		out = append(out, fmt.Sprintf("warning: skipped %s: %s", textfmt.OneLine(which), textfmt.OneLine(r)))
+	}
+	return out
+}
+
+// reportHostsRun is the edge of report hosts: it finds the reports, reads
+// them one at a time into package hostcheck's rows, and prints what it
+// decides.
+func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) error {
+	if opts.MinContradicted < 1 {
+		return usageErrorf("--min-contradicted must be at least 1")
+	}
+	a := hostcheck.New(opts.MinContradicted)
+	var skip skipped
+	read := 0
+	add := func(path string, fromDir bool) error {
+		r, err := report.Read(path)
+		if err != nil {
+			if !fromDir {
+				return err
+			}
+			// A download holds other JSON files (timings, anything a
+			// workflow uploads): they are not runs, and say so once.
+			skip.add("not a run report ("+reportProblem(err)+")", path)
+			return nil
+		}
+		job, host, err := hostcheck.JobOf(r, path)
+		var un *hostcheck.Unattributable
+		if errors.As(err, &un) {
+			skip.add("cannot be placed on a host: "+un.Reason, path)
+			return nil
+		}
+		if a.Has(job) {
+			skip.add("repeats a job read before (same run, attempt, job, suite and shard); counted once", path)
+			return nil
+		}
+		hostcheck.Rows(r, job, host, a.Add)
+		read++
+		return nil
+	}
+	for _, in := range opts.Inputs {
+		if err := walkReports(in, add); err != nil {
+			return err
+		}
+	}
+	for _, line := range skip.lines() {
+		fmt.Fprintln(f.ErrOut, line)
+	}
+	if read == 0 {
+		return fmt.Errorf("no run report to analyze in %s: give the reports that run --json-report writes, or the directories gh run download fills", quoteList(opts.Inputs))
+	}
+	res := a.Result()
+	var err error
+	if opts.JSON {
+		err = view.HostsJSON(f.Out, res)
+	} else {
+		err = view.Hosts(f.Out, res)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Strict && len(res.Suspects) > 0 {
+		return &ExitError{Code: exitFailure}
+	}
+	return nil
+}
+
+// walkReports calls add on path, a report, or on every *.json file below
+// the directory path, in lexical order.
+func walkReports(path string, add func(path string, fromDir bool) error) error {
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return add(path, false)
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("read directory %q: %w", p, err)
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, p := range files {
+		if err := add(p, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportProblem is what report.Read found wrong, without the path the
+// warning already names.
+func reportProblem(err error) string {
+	var re *report.Error
+	if errors.As(err, &re) {
+		return re.Err.Error()
+	}
+	return err.Error()
+}
+
+func quoteList(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = textfmt.OneLine(strconv.Quote(p))
+	}
+	return strings.Join(q, ", ")
+}
