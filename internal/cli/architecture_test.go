@@ -27,7 +27,9 @@ var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite
 var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", "complete", "textfmt"}
 
 // support are the other packages: formats, file handling and helpers that
-// both sides use (argparse, pyfmt, report, fsutil), the reference text
+// both sides use (argparse, pyfmt, report, fsutil), the run history's
+// stores and answers (history: reports and a database in, rows and
+// figures out, nothing printed), the reference text
 // (docs), the /rerun-test resolution (filerun, which reads the tree and
 // writes outputs as file_run.py does) and the tests' own helpers. Every
 // package of internal/ is in exactly one of the three lists, so a new one

@@ -16,6 +16,7 @@ import (
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/timings"
 )
@@ -258,7 +259,7 @@ func writeQuantileTimings(path string, files []*history.FileTiming, q float64) e
 			return fmt.Errorf("write timings %q: %s was run by suite %s (%s) and by suite %s (%s), and a timings file holds one figure per file; give --suite",
 				path, t.File, prev.Suite, prev.Backend, t.Suite, t.Backend)
 		}
-		v := t.Quantile(q)
+		v := report.Seconds(t.Quantile(q))
 		if v > timings.MaxSeconds {
 			return fmt.Errorf("write timings %q: %s took %s seconds, more than a timings file may hold (%d)", path, t.File, secs3(v), timings.MaxSeconds)
 		}

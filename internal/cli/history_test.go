@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -193,8 +196,9 @@ func TestHistory_ConcurrentShardsWriteAndBothStoresAnswerAlike(t *testing.T) {
 		xs := passed[f.File]
 		require.Len(t, xs, 3, f.File)
 		assert.Equal(t, 3, f.Runs, f.File)
-		assert.InDelta(t, quantileOf(xs, 0.5), f.Median, 1e-9, f.File)
-		assert.InDelta(t, quantileOf(xs, 0.9), f.P90, 1e-9, f.File)
+		// Shown to the millisecond, as reports give seconds.
+		assert.InDelta(t, quantileOf(xs, 0.5), f.Median, 0.0005+1e-9, f.File)
+		assert.InDelta(t, quantileOf(xs, 0.9), f.P90, 0.0005+1e-9, f.File)
 		assert.InDelta(t, quantileOf(xs, 1), f.Max, 1e-9, f.File)
 	}
 	var last timingsJSON
@@ -214,7 +218,7 @@ func TestHistory_ConcurrentShardsWriteAndBothStoresAnswerAlike(t *testing.T) {
 	data, err := os.ReadFile(out)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &tf))
-	assert.InDelta(t, quantileOf(passed["tests/e2e/test_0.py"], 0.9), tf.Timings["tests/e2e/test_0.py"], 1e-9)
+	assert.InDelta(t, quantileOf(passed["tests/e2e/test_0.py"], 0.9), tf.Timings["tests/e2e/test_0.py"], 0.0005+1e-9)
 	code, _, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", reportSuite, "--labels", "run-ci-fsdp", "--timings", out)
 	assert.Equal(t, 0, code, errOut)
 }
@@ -378,4 +382,137 @@ func TestHistoryTimings_ADirectorySaysWhatItSkipped(t *testing.T) {
 	code, _, errOut = miles(t, root, nil, "history", "timings", "--from", dir, "-o", filepath.Join(dir, "x.json"), "--quantile", "1.5")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "invalid quantile \"1.5\"")
+}
+
+// writeHistoryReports writes one run report per run into a new directory:
+// run i passed each file in runs[file][i] seconds, on the suite
+// stage-c-8-gpu-h100, a day apart.
+func writeHistoryReports(t *testing.T, runs map[string][]float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	n := 0
+	for _, xs := range runs {
+		n = max(n, len(xs))
+	}
+	files := make([]string, 0, len(runs))
+	for f := range runs {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	for i := range n {
+		r := &report.Report{Suite: "stage-c-8-gpu-h100", Backend: "cuda", Partition: &report.Partition{ID: 0, Size: 1},
+			Cadence: "nightly", Started: time.Date(2026, 11, 1+i, 3, 0, 0, 0, time.UTC).Format(report.StartedLayout),
+			Host: &report.Host{Repository: "radixark/miles", RunID: strconv.Itoa(500 + i), RunAttempt: "1", Job: "gpu"}}
+		for _, f := range files {
+			if i >= len(runs[f]) {
+				continue
+			}
+			atts := []report.Attempt{}
+			if f == "tests/e2e/test_moves.py" && i == 2 {
+				// A failed attempt says nothing of the test's time.
+				atts = append(atts, report.Attempt{Attempt: 1, Status: report.Fail, Elapsed: 9999, Timeout: 1800})
+			}
+			atts = append(atts, report.Attempt{Attempt: len(atts) + 1, Status: report.Pass, Elapsed: runs[f][i], Timeout: 1800})
+			r.Files = append(r.Files, report.File{File: f, Status: report.Pass, Attempts: len(atts), EstTime: 100, AttemptsDetail: atts})
+		}
+		r.Finish()
+		require.NoError(t, report.Write(filepath.Join(dir, fmt.Sprintf("run-%d.json", i)), r))
+	}
+	return dir
+}
+
+// timings apply --quantile 0.9 --from a directory of reports rewrites
+// exactly the est_time literals whose p90 drifted past the threshold, and
+// the Python registry reads the new values.
+func TestTimingsApply_QuantileFromHistoryRewritesTheDriftedP90s(t *testing.T) {
+	reg := func(est int) string {
+		return fmt.Sprintf("register_cuda_ci(est_time=%d, suite=\"stage-c-8-gpu-h100\", labels=[\"short\"])\n", est)
+	}
+	root := testutil.TempTree(t, map[string]string{
+		"tests/e2e/test_moves.py":  reg(100),
+		"tests/e2e/test_steady.py": reg(100),
+		"tests/e2e/test_slow.py":   reg(10),
+	})
+	dir := writeHistoryReports(t, map[string][]float64{
+		// median 105, within 60s of 100; p90 110 + 0.6 * 190 = 224.
+		"tests/e2e/test_moves.py": {300, 95, 105, 100, 110},
+		// p90 103.6: within the threshold either way.
+		"tests/e2e/test_steady.py": {100, 101, 102, 103, 104},
+		// median 220, p90 236: both drift.
+		"tests/e2e/test_slow.py": {200, 210, 220, 230, 240},
+	})
+	before := readTree(t, root)
+
+	f, out, errOut := suitesFactory(root, nil)
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--from", dir, "--check"}, f), errOut.String())
+	assert.Equal(t, "tests/e2e/test_slow.py:1 declared 10 measured 220 proposed 220\n", out.String(), "the median moves one")
+
+	f, out, _ = suitesFactory(root, map[string]string{"GITHUB_ACTIONS": "true"})
+	require.Equal(t, 1, Main([]string{"--root", root, "timings", "apply", "--quantile", "p90", "--from", dir, "--check"}, f))
+	assert.Contains(t, out.String(), "::error file=tests/e2e/test_moves.py,line=1,title=est_time::est_time 100 drifted: measured 224s (p90 of 5 run(s)); proposed 230\n")
+
+	f, out, errOut = suitesFactory(root, nil)
+	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", "--quantile", "0.9", "--from", dir}, f), errOut.String())
+	assert.Equal(t, "tests/e2e/test_moves.py:1 est_time 100 -> 230 (measured 224s)\n"+
+		"tests/e2e/test_slow.py:1 est_time 10 -> 240 (measured 236s)\n", out.String())
+	after := readTree(t, root)
+	assert.Equal(t, string(before["tests/e2e/test_steady.py"]), string(after["tests/e2e/test_steady.py"]))
+	assert.Equal(t, reg(230), string(after["tests/e2e/test_moves.py"]))
+	assert.Equal(t, reg(240), string(after["tests/e2e/test_slow.py"]))
+
+	py := testutil.NeedPython(t)
+	cmd := exec.Command(py, "-c", `
+import json
+from tests.ci.ci_register import ut_parse_one_file
+print(json.dumps({f: [r.est_time for r in ut_parse_one_file(f)] for f in ["tests/e2e/test_moves.py", "tests/e2e/test_slow.py", "tests/e2e/test_steady.py"]}))`)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+testutil.MilesRef(t))
+	pyOut, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(pyOut))
+	var pyEst map[string][]float64
+	require.NoError(t, json.Unmarshal(pyOut, &pyEst))
+	assert.Equal(t, map[string][]float64{"tests/e2e/test_moves.py": {230}, "tests/e2e/test_slow.py": {240}, "tests/e2e/test_steady.py": {100}}, pyEst)
+
+	f, out, errOut = suitesFactory(root, nil)
+	require.Equal(t, 0, Main([]string{"--root", root, "timings", "apply", "--quantile", "p90", "--from", dir, "--check"}, f), errOut.String())
+	assert.Empty(t, out.String(), "a second apply finds nothing drifted")
+}
+
+// A store that accepts the connection and never answers costs the run
+// its bound (5 seconds to connect), one warning, and nothing else.
+func TestHistory_AStoreThatNeverAnswersCostsItsBound(t *testing.T) {
+	// A short directory: a socket's path has at most 107 bytes.
+	dir, err := os.MkdirTemp("", "pg")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, ".s.PGSQL.5432"))
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""), "tests/e2e/test_b.py": gpuTest("b", "exit 5")})
+	code, out, errOut := miles(t, root, map[string]string{envHistoryURL: "postgresql://u:pw@/db?host=" + dir}, runArgs("--continue-on-error")...)
+	assert.Equal(t, 1, code, "test_b's failure, as without a store")
+	assert.Contains(t, out, "FAILED:\n  tests/e2e/test_b.py (exit code 5)")
+	assert.Equal(t, 1, strings.Count(errOut, "warning: history:"), errOut)
+	assert.Contains(t, errOut, "warning: history: the store MILES_CI_HISTORY_URL names failed (connect: ")
+	assert.NotContains(t, errOut, dir)
 }

@@ -80,10 +80,15 @@ func (o *RunOptions) historyRecorder(f *Factory) (*history.Recorder, error) {
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed, with its gate decided; see package suiterun) and returns nil
 // when every file passed, an *ExitError otherwise: pytest's status for a
-// CPU suite, 1 for a failed GPU suite, 128 + the signal after an interrupt.
+// CPU suite, 1 for a failed GPU suite, exitHostNotReady when a preflight
+// stopped it, 128 + the signal after an interrupt.
 func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	pre := suiterun.PreflightSpec{Off: opts.NoPreflight, Config: opts.preflight}
+	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
+		pre.Config.Timeout = opts.PreflightTimeout
 	}
 	var rec *history.Recorder
 	if p.Backend != config.CPU {
@@ -93,7 +98,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs,
+		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
 		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
 		History: rec,
 	})
@@ -102,6 +107,8 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 		return err
 	case out.Interrupted:
 		return &ExitError{Code: interruptedStatus(ctx)}
+	case out.HostNotReady:
+		return &ExitError{Code: exitHostNotReady}
 	case out.Code != 0:
 		return &ExitError{Code: out.Code}
 	}

@@ -78,30 +78,11 @@ func (s *Skipped) Warnings() []string {
 	return out
 }
 
-// Scan implements Reader. With LastRuns it reads the reports twice: once
-// for the runs and their starts, once for the rows of the latest.
+// Scan implements Reader. With LastRuns it reads the reports once for
+// the runs and their starts, then again only the reports of the latest
+// runs.
 func (d *Dir) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
-	var keep map[string]bool
-	if f.LastRuns > 0 {
-		first := map[string]time.Time{}
-		err := d.each(ctx, func(run *Run, _ *report.Report) error {
-			if f.keepsRun(run) {
-				k := run.Key()
-				if t, ok := first[k]; !ok || run.Started.Before(t) {
-					first[k] = run.Started
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		keep = latest(first, f.LastRuns)
-	}
-	return d.each(ctx, func(run *Run, r *report.Report) error {
-		if !f.keepsRun(run) || keep != nil && !keep[run.Key()] {
-			return nil
-		}
+	emit := func(run *Run, r *report.Report) error {
 		for i := range r.Files {
 			for _, row := range run.Rows(&r.Files[i]) {
 				if f.keepsStatus(row.Status) {
@@ -112,19 +93,67 @@ func (d *Dir) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
 			}
 		}
 		return nil
+	}
+	if f.LastRuns <= 0 {
+		return d.each(ctx, d.Paths, func(path string, run *Run, r *report.Report) error {
+			if !f.keepsRun(run) {
+				return nil
+			}
+			return emit(run, r)
+		})
+	}
+	// A run counts when a report of it that the filter keeps has a row:
+	// the database, which holds rows, counts the same runs.
+	first := map[string]time.Time{}
+	var kept []string // the reports that count, in order
+	var keys []string // and their runs
+	err := d.each(ctx, d.Paths, func(path string, run *Run, r *report.Report) error {
+		if !f.keepsRun(run) || !hasAttempts(r) {
+			return nil
+		}
+		k := run.Key()
+		if t, ok := first[k]; !ok || run.Started.Before(t) {
+			first[k] = run.Started
+		}
+		kept, keys = append(kept, path), append(keys, k)
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	latest := latest(first, f.LastRuns)
+	var again []string
+	for i, path := range kept {
+		if latest[keys[i]] {
+			again = append(again, path)
+		}
+	}
+	skipped, reports := d.Skipped, d.Reports
+	defer func() { d.Skipped, d.Reports = skipped, reports }()
+	return d.each(ctx, again, func(_ string, run *Run, r *report.Report) error { return emit(run, r) })
+}
+
+// hasAttempts reports whether a report lists an attempt.
+func hasAttempts(r *report.Report) bool {
+	for i := range r.Files {
+		if len(r.Files[i].AttemptsDetail) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Close implements Reader; a directory holds nothing open between scans.
 func (d *Dir) Close() error { return nil }
 
-// each reads every run report below the paths, once each, in order, and
-// calls fn with its run; the counts of what it skipped start afresh.
-func (d *Dir) each(ctx context.Context, fn func(*Run, *report.Report) error) error {
+// each reads every run report below paths, once each, in order, and
+// calls fn with its path and run; the counts of what it skipped start
+// afresh.
+func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *report.Report) error) error {
 	d.Skipped, d.Reports = Skipped{}, 0
 	seen := map[string]bool{}
 	found := false
-	for _, root := range d.Paths {
+	for _, root := range paths {
 		files, err := jsonFiles(root)
 		if err != nil {
 			return err
@@ -163,7 +192,7 @@ func (d *Dir) each(ctx context.Context, fn func(*Run, *report.Report) error) err
 				seen[id] = true
 			}
 			d.Reports++
-			if err := fn(&run, r); err != nil {
+			if err := fn(path, &run, r); err != nil {
 				return err
 			}
 		}

@@ -208,6 +208,11 @@ type Filter struct {
 	// rows (history flaky, history hosts) read them. The order of the
 	// reports stays unpromised.
 	Grouped bool
+	// TimingOnly says that the answer reads nothing of a row but its
+	// file, suite, backend, status and elapsed seconds: a store may leave
+	// the rest empty (the database then sends five columns of the
+	// twenty-four, and a million rows take a fraction of the time).
+	TimingOnly bool
 }
 
 // keepsRun reports whether f keeps the runs of run, LastRuns aside.

@@ -56,7 +56,7 @@ var migrations = []string{
 		attempt     integer NOT NULL,
 		status      text NOT NULL,
 		cause       text NOT NULL,
-		fingerprint text NOT NULL,
+		fingerprint text NOT NULL DEFAULT '',
 		elapsed     double precision NOT NULL,
 		est_time    double precision NOT NULL,
 		timeout     bigint NOT NULL,
@@ -78,6 +78,10 @@ const lockKey = 0x6d696c65732d6369
 var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
 	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
 	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname"}
+
+// timingColumns are the columns a Filter.TimingOnly scan reads, in the
+// order of its scan.
+var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
 
 // columnTypes are the columns' types, for the arrays of an insert.
 var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
@@ -337,7 +341,11 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		statuses[i] = string(s)
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
-	sql := "SELECT " + strings.Join(columns, ", ") + " FROM miles_ci_attempts WHERE " + where +
+	cols := columns
+	if f.TimingOnly {
+		cols = timingColumns
+	}
+	sql := "SELECT " + strings.Join(cols, ", ") + " FROM miles_ci_attempts WHERE " + where +
 		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
 	if f.LastRuns > 0 {
 		// The latest runs as Filter.LastRuns orders them: byte order
@@ -359,12 +367,15 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	var pr *int32
 	var runKey, status, cause string
 	var shardID, shardSize, attempt int32
+	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
+		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
+		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
+	if f.TimingOnly {
+		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
+	}
 	for rows.Next() {
 		pr = nil
-		err := rows.Scan(&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
-			&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
-			&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname)
-		if err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return p.wrap("read", err)
 		}
 		r.PR = nil

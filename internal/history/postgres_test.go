@@ -113,3 +113,11 @@ func TestPostgres_AReaderOfAnEmptyDatabaseSaysThereIsNoHistory(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "holds no run history")
 }
+
+// pgURL is a new database of the package's server.
+func pgURL(t *testing.T) string {
+	t.Helper()
+	return testutil.Postgres(t).NewDatabase(t)
+}
+
+func testutilPostgres(b *testing.B) string { return testutil.Postgres(b).NewDatabase(b) }

@@ -10,17 +10,19 @@ import (
 )
 
 // TimingsFilter is the filter the timings answer reads with: the passed
-// attempts only. A failed attempt stopped early or ran into its limit,
-// and says nothing of how long the test takes; a flaky file counts its
-// passing attempt, as `run --timings-out` does.
+// attempts only, and of them only what Add reads. A failed attempt
+// stopped early or ran into its limit, and says nothing of how long the
+// test takes; a flaky file counts its passing attempt, as `run
+// --timings-out` does.
 func TimingsFilter(f Filter) Filter {
 	f.Statuses = []report.Status{report.Pass}
+	f.TimingOnly = true
 	return f
 }
 
 // FileTiming is the timing of one test file as one suite (on one
 // backend) ran it: how many runs passed it and the median, 90th
-// percentile and greatest of their seconds.
+// percentile and greatest of their seconds, to the millisecond.
 type FileTiming struct {
 	File    string  `json:"file"`
 	Suite   string  `json:"suite"`
@@ -73,8 +75,10 @@ func (a *TimingsAnswer) Files() []*FileTiming {
 	for _, t := range a.byKey {
 		slices.Sort(t.samples)
 		t.Runs = len(t.samples)
-		t.Median = t.Quantile(0.5)
-		t.P90 = t.Quantile(0.9)
+		// To the millisecond, as a report gives each attempt's seconds:
+		// the interpolation adds no precision the measurements had.
+		t.Median = report.Seconds(t.Quantile(0.5))
+		t.P90 = report.Seconds(t.Quantile(0.9))
 		t.Max = t.samples[len(t.samples)-1]
 		out = append(out, t)
 	}

@@ -47,6 +47,9 @@ type Spec struct {
 	// (DecideGate).
 	Gate    Gate
 	Outputs report.Outputs
+	// InfraFingerprints are the configuration's (every backend's); the
+	// run reads a file's output for those of its backend.
+	InfraFingerprints []config.InfraFingerprint
 
 	Getenv func(string) string
 	Env    []string // the children's environment; nil inherits ours
@@ -60,6 +63,9 @@ type Spec struct {
 	// GPUQueryTimeout bounds the GPU tool's listing of the GPUs; 0 is
 	// runner.GPUQueryTimeout.
 	GPUQueryTimeout time.Duration
+	// Preflight is the GPU preflight before the first test (GPU suites
+	// only; see preflightFunc).
+	Preflight PreflightSpec
 	// History, when set, receives the rows of each file as it finishes
 	// (GPU suites; a CPU suite's one pytest process has no file attempts
 	// of its own).
@@ -127,6 +133,11 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if now == nil {
 		now = time.Now
 	}
+	var fps []runner.Fingerprint
+	for _, f := range config.InfraFingerprintsFor(s.InfraFingerprints, p.Backend) {
+		fps = append(fps, runner.Fingerprint{Name: f.Name, Pattern: f.Regexp})
+	}
+	var preflights []report.Preflight
 	// What the report says of the run beside its files; the history's rows
 	// are made of it and of each file's entry, as they are when the report
 	// is read back.
@@ -138,6 +149,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		defer s.History.Close()
 	}
 	rep := runner.Run(ctx, files, runner.Options{
+		Preflight:       preflightFunc(s, p, env, host, &preflights),
 		Root:            root,
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,
@@ -151,6 +163,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Log:             ghactions.NewLog(s.Out, s.Getenv),
 		Start:           s.Start,
 		Now:             now,
+		Fingerprints:    fps,
+		Host:            host.Name(),
 		FileDone:        fileDone,
 	})
 
@@ -159,7 +173,8 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
-	doc.Host, doc.Cadence, doc.Started = host, head.Cadence, head.Started
+	doc.Host, doc.Preflights = host, preflights
+	doc.Cadence, doc.Started = head.Cadence, head.Started
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
@@ -169,7 +184,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if reportErr != nil {
 		return Outcome{}, reportErr
 	}
-	out := Outcome{Interrupted: rep.Interrupted}
+	out := Outcome{Interrupted: rep.Interrupted, HostNotReady: rep.HostNotReady}
 	if !rep.Passed() {
 		out.Code = 1
 	}

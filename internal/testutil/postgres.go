@@ -55,6 +55,11 @@ func RunWithPostgres(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "stop the test PostgreSQL: %v\n", err)
 			code = 1
 		}
+		// The server's processes name its directory; none may be left.
+		if left := pgServer.left(); len(left) > 0 {
+			fmt.Fprintf(os.Stderr, "the test PostgreSQL left processes running: %s\n", strings.Join(left, "; "))
+			code = 1
+		}
 		os.RemoveAll(pgServer.Dir)
 	}
 	return code
@@ -307,10 +312,18 @@ func (s *PostgresServer) NewDatabase(t testing.TB) string {
 	return s.URL(name)
 }
 
-// Postmasters lists the server processes still alive from this cluster
-// (those whose command line names its directory).
-func (s *PostgresServer) Postmasters() []string {
-	return LeftRunning(s.Dir, 0)
+// left lists the server processes still alive from this cluster (the
+// postmaster names its directory), waiting a little for its children,
+// which end once they see it gone.
+func (s *PostgresServer) left() []string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := LeftRunning(s.Dir, 0)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func lastLines(b []byte) string {

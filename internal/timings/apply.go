@@ -231,6 +231,17 @@ func (o *ApplyOptions) figure() float64 {
 	return o.Quantile
 }
 
+// figureOf is the figure of a file's runs: the median as it always was,
+// any other quantile to the millisecond (the precision of a report's
+// seconds: an interpolation between runs adds none).
+func (o *ApplyOptions) figureOf(runs []float64) float64 {
+	q := o.figure()
+	if q == 0.5 {
+		return Median(runs)
+	}
+	return math.Round(Quantile(runs, q)*1000) / 1000
+}
+
 // FigureName names the figure apply takes of a file's runs: "median",
 // "p90".
 func (o *ApplyOptions) FigureName() string { return QuantileName(o.figure()) }
@@ -311,7 +322,7 @@ func NewApply(cfg *config.Config, opts ApplyOptions, m Measurements, registered 
 		case len(runs) < opts.MinRuns:
 			a.fewRuns++
 		default:
-			byFile[k.File] = append(byFile[k.File], Measured{Source: src, Runs: len(runs), Seconds: Quantile(runs, opts.figure())})
+			byFile[k.File] = append(byFile[k.File], Measured{Source: src, Runs: len(runs), Seconds: opts.figureOf(runs)})
 		}
 	}
 	files := make([]string, 0, len(byFile))
