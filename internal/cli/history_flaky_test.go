@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -403,4 +405,34 @@ func atoi(t *testing.T, s string) int {
 	n, err := strconv.Atoi(s)
 	require.NoError(t, err)
 	return n
+}
+
+// Real runs of miles-ci writing to the database as their files finish
+// (two workflow runs of two shards, each run on its own runner): the
+// database written live and the directory of the same runs' reports give
+// history flaky and history hosts the same answer.
+func TestHistoryFlaky_LiveRunsAnswerAsTheirReports(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	root := historyRepo(t)
+	reports := t.TempDir()
+	for round := range 2 {
+		for id := range 2 {
+			args := append(historyRunArgs(root, id, 2, filepath.Join(reports, fmt.Sprintf("r%d-shard%d.json", round, id))), "--history", url)
+			out, err := milesCommand(t, root, ghEnv(2000+round), args...).CombinedOutput()
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				t.Fatal(err)
+			}
+			require.NotContains(t, string(out), "warning: history", string(out))
+		}
+	}
+	_, flaky := askBoth(t, reports, []string{url}, "history", "flaky")
+	assert.Equal(t, `FILE                     SUITE               RUNS  FAILED  RETRIED  SAME-SHA  RATE    ONLY ON
+tests/e2e/test_fail.py   stage-b-2-gpu-h200  2     2       0        0         100.0%  -
+tests/e2e/test_flaky.py  stage-b-2-gpu-h200  2     0       2        0         100.0%  -
+2 files failed or passed only on a retry; 6 clean files: every run passed at the first attempt
+`, flaky)
+	code, hosts := askBoth(t, reports, []string{url}, "history", "hosts", "--strict")
+	assert.Equal(t, 0, code, hosts)
+	assert.Contains(t, hosts, "Verdict: no suspect host among 2 hosts\n")
 }
