@@ -135,6 +135,6 @@ func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 	t.Logf("%s", stdout.String())
 	_, verdict, ok := strings.Cut(stdout.String(), "\nVerdict: ")
 	require.True(t, ok, stdout.String())
-	assert.Equal(t, "1 suspect host of 3\n  novita-host2: 2 jobs, 0 of 4 files passed; 2 failed files passed on novita-host4 at the same commit\n", verdict)
+	assert.Equal(t, "1 suspect host of 3\n  novita-host2: 2 jobs, 0 of 4 files passed; 4 infra failures (cuda-802 ×4); 2 failed files passed on novita-host4 at the same commit\n", verdict)
 	assert.Contains(t, stdout.String(), "1002  2        stage-b-2-gpu-h200  1/2    5dc05e3f5  novita-host4  2/2 passed\n")
 }

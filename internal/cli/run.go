@@ -79,6 +79,9 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.JUnitXML, "junit-xml", "", "write a JUnit XML report to `PATH` (CPU suites: passed to pytest as --junitxml)", flagkind.Output, "xml")
 	flagkind.String(fs, &opts.JSONReport, "json-report", "", "write a JSON report of every file to `PATH` (GPU suites)", flagkind.Output, "json")
 	flagkind.String(fs, &opts.TimingsOut, "timings-out", "", "merge the measured seconds of every passed file into the JSON file `PATH` (GPU suites)", flagkind.Output, "json")
+	fs.BoolVar(&opts.NoPreflight, "no-preflight", false, "do not check the host's GPUs before the first test of a GPU suite")
+	fs.DurationVar(&opts.PreflightTimeout, "preflight-timeout", 0, "wait at most `DURATION` (120s, 2m) for the host's GPUs to answer before the first test of a GPU suite (default: the configuration's preflight.timeout, 120s)")
+	opts.preflightTimeout = flagkind.Set(fs.Lookup("preflight-timeout"), flagkind.Text)
 	fs.BoolVar(&opts.NoGate, "no-gate", false, "do not call the metric-history gate, even with NEON_DATABASE_URL set")
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
 	// An empty digest checks nothing: a matrix of every shard carries none.
@@ -113,6 +116,14 @@ func (o *RunOptions) validate() error {
 	}
 	if o.NoGate && o.GateHook != "" {
 		return usageErrorf("--no-gate turns the gate off; it cannot be used with --gate-hook")
+	}
+	if o.preflightTimeout != nil && o.preflightTimeout.Changed {
+		if o.PreflightTimeout <= 0 {
+			return usageErrorf("--preflight-timeout must be positive, as 120s or 2m, got %s", o.preflightTimeout.Value.String())
+		}
+		if o.NoPreflight {
+			return usageErrorf("--no-preflight turns the preflight off; it cannot be used with --preflight-timeout")
+		}
 	}
 	if o.JSON && !o.ListOnly {
 		return usageErrorf("--json needs --list-only")

@@ -44,14 +44,19 @@ func (o *RunOptions) decideGate(f *Factory, b config.Backend, suite string) (sui
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed, with its gate decided; see package suiterun) and returns nil
 // when every file passed, an *ExitError otherwise: pytest's status for a
-// CPU suite, 1 for a failed GPU suite, 128 + the signal after an interrupt.
+// CPU suite, 1 for a failed GPU suite, exitHostNotReady when a preflight
+// stopped it, 128 + the signal after an interrupt.
 func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	pre := suiterun.PreflightSpec{Off: opts.NoPreflight, Config: opts.preflight}
+	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
+		pre.Config.Timeout = opts.PreflightTimeout
+	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs,
+		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
 		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
 	})
 	switch {
@@ -59,6 +64,8 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 		return err
 	case out.Interrupted:
 		return &ExitError{Code: interruptedStatus(ctx)}
+	case out.HostNotReady:
+		return &ExitError{Code: exitHostNotReady}
 	case out.Code != 0:
 		return &ExitError{Code: out.Code}
 	}

@@ -71,7 +71,7 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
 	}
-	opts.gate = cfg.Gate
+	opts.gate, opts.infra, opts.preflight = cfg.Gate, cfg.InfraFingerprints, cfg.Preflight
 	gate, err := opts.decideGate(f, r.Backend, r.Suite)
 	if err != nil {
 		return err
@@ -79,6 +79,8 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite},
+	// The runner's GPUs are the suite's, whose job the file runs on.
+	sc, _ := cfg.Suite(r.Suite)
+	return executeSuite(ctx, f, opts, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite, RunsOn: sc.RunsOn, GPUs: sc.GPUs},
 		Enabled: []registry.Registration{r}, Tests: []registry.Registration{r}}, gate)
 }

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"time"
+
+	"github.com/spf13/pflag"
+
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
@@ -32,6 +36,11 @@ type RunOptions struct {
 	ContinueOnError bool
 	GateHook        string
 	NoGate          bool
+	// NoPreflight turns the GPU preflight off; PreflightTimeout, when
+	// given (preflightTimeout.Changed), replaces the configuration's.
+	NoPreflight      bool
+	PreflightTimeout time.Duration
+	preflightTimeout *pflag.Flag
 
 	// Which of the two partition flags were given, and the size as typed
 	// (argv parsing only).

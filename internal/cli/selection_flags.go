@@ -25,8 +25,11 @@ import (
 
 // selectionFlags binds the flags shared by run and partition.
 type selectionFlags struct {
-	// gate is the configuration's gate section; selectSuite sets it.
-	gate config.Gate
+	// gate, infra (infra_fingerprints) and preflight are the
+	// configuration's sections; selectSuite sets them.
+	gate      config.Gate
+	infra     []config.InfraFingerprint
+	preflight config.Preflight
 
 	HW             string
 	Suite          string
@@ -127,7 +130,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 	if err != nil {
 		return nil, reportCollectError(f, err)
 	}
-	s.gate = cfg.Gate
+	s.gate, s.infra, s.preflight = cfg.Gate, cfg.InfraFingerprints, cfg.Preflight
 	pol, warnings, err := policy.ForRun(cfg, s.Cadence, s.Labels, s.MatchAllLabels)
 	if err != nil {
 		return nil, err

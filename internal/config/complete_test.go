@@ -135,7 +135,7 @@ func TestComplete_WritesTheSectionsInTheBuiltInOrder(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"discovery:", "register_functions:", "labels:", "suites:", "schedules:",
-		"scope_subtractions:", "no_gpu_paths: [docs/, \"**/*.md\"]", "file_run:", "gate:"}, keys,
+		"scope_subtractions:", "no_gpu_paths: [docs/, \"**/*.md\"]", "file_run:", "gate:", "infra_fingerprints:", "preflight:"}, keys,
 		"without a root the labels file was not read: the list holds the labels in effect")
 	assert.Contains(t, string(out), "  register_rocm_ci: rocm\n\n# Domain labels, in order.")
 }

@@ -6,8 +6,11 @@ package config
 import (
 	_ "embed"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"gopkg.in/yaml.v3"
@@ -86,6 +89,10 @@ type Suite struct {
 	// selection neither counts nor skips them.
 	External bool
 	Workflow string
+	// GPUs is the count of GPUs the suite's runner must have, when the
+	// roster says (gpus: N); 0 leaves it to the runs_on labels (see
+	// GPUsNeeded).
+	GPUs int
 	// RunsOnAt is where the suite's runs_on key stands in the
 	// configuration (the suite entry's when it has none), for a finding
 	// about its labels; see Config.Place.
@@ -105,6 +112,30 @@ func (s Suite) ShardBudget() float64 { return (s.TargetMinutes - s.SetupMinutes)
 type SuiteDefaults struct {
 	// SetupMinutes is Suite.SetupMinutes of a suite that sets none.
 	SetupMinutes float64
+}
+
+// MaxGPUs bounds a suite's gpus key: far more than one runner holds.
+const MaxGPUs = 1024
+
+// gpuLabel is a runner label that says how many GPUs the runner has:
+// `8gpu` (also `8-gpu`, `8gpus`).
+var gpuLabel = regexp.MustCompile(`^(\d+)-?gpus?$`)
+
+// GPUsNeeded is the count of GPUs a runner of the suite must have: its
+// gpus key, else the N of its first runs_on label `<N>gpu`, else 0 (no
+// count to check).
+func (s Suite) GPUsNeeded() int {
+	if s.GPUs > 0 {
+		return s.GPUs
+	}
+	for _, l := range s.RunsOn {
+		if m := gpuLabel.FindStringSubmatch(l); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n <= MaxGPUs {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // Pos is a place in the configuration: a line and column of the file the
@@ -179,6 +210,30 @@ type Gate struct {
 	Timeout int
 }
 
+// Preflight configures the GPU preflight of `run` (see runner.Preflight):
+// how long the host may take to be ready, how often the GPU tool is asked
+// meanwhile and how long one call may take, and what a process of another
+// job holding GPU memory does (ForeignWarn or ForeignFail).
+type Preflight struct {
+	Timeout          time.Duration
+	Interval         time.Duration
+	QueryTimeout     time.Duration
+	ForeignProcesses string
+}
+
+// The values of preflight.foreign_processes.
+const (
+	ForeignWarn = "warn" // recorded in the report and a warning annotation
+	ForeignFail = "fail" // the host is not ready while they are there
+)
+
+// DefaultPreflight is the preflight a configuration without the section
+// gets: Miles' wait loop, 60 tries 2 s apart, about 120 s in all, with
+// every call bounded as the host's GPU query is.
+func DefaultPreflight() Preflight {
+	return Preflight{Timeout: 120 * time.Second, Interval: 2 * time.Second, QueryTimeout: 5 * time.Second, ForeignProcesses: ForeignWarn}
+}
+
 // DefaultGateTimeout is Gate.Timeout when the section does not say.
 const DefaultGateTimeout = 600
 
@@ -223,6 +278,11 @@ type Config struct {
 	NoGPUPaths        []string
 	FileRun           FileRun
 	Gate              Gate
+	// InfraFingerprints recognise a failure of the host in a GPU test's
+	// output, in configured order (see InfraFingerprint); empty when the
+	// configuration turns them off.
+	InfraFingerprints []InfraFingerprint
+	Preflight         Preflight
 
 	// tree is the document's top-level mapping as read, an overlay merged
 	// with the built-in one, and header the comment that opens the file:

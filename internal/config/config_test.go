@@ -440,6 +440,16 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			`ci.yaml:13: gate.timeout "0" must be a whole number of seconds from 1 to 2147483647`},
 		{"gate unknown key", func(s string) string { return s + gateSection("module: x") },
 			`ci.yaml:13: unknown key "module" in gate`},
+		{"preflight timeout zero", func(s string) string { return s + "preflight:\n  timeout: 0s\n" },
+			`ci.yaml:13: preflight.timeout "0s" must be a positive duration, as 120s, 2m or 1m30s (a bare number is seconds), of at most 2147483647 seconds`},
+		{"preflight interval not a duration", func(s string) string { return s + "preflight:\n  interval: soon\n" },
+			`ci.yaml:13: preflight.interval "soon" must be a positive duration`},
+		{"preflight foreign processes", func(s string) string { return s + "preflight:\n  foreign_processes: kill\n" },
+			`ci.yaml:13: preflight.foreign_processes "kill" must be warn or fail`},
+		{"preflight unknown key", func(s string) string { return s + "preflight:\n  retries: 3\n" },
+			`ci.yaml:13: unknown key "retries" in preflight; expected one of timeout, interval, query_timeout, foreign_processes`},
+		{"gpus zero", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      gpus: 0", 1) },
+			`ci.yaml:12: suite "unit" has gpus "0"; expected a whole number from 1 to 1024`},
 		{"missing suites", func(s string) string { return s[:strings.Index(s, "suites:")] }, `the configuration has no "suites" section`},
 		{"target minutes zero", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 0", 1) },
 			`ci.yaml:12: suite "unit" has target_minutes "0"; expected a positive number of minutes`},
@@ -592,6 +602,28 @@ func TestParse_GateSection(t *testing.T) {
 	c, err = Parse("ci.yaml", []byte("extends: default\ngate:\n  python: /opt/py\n  hook: a:b\n  store: a:c\n  provenance: a:d\n  registry: a:e\n"))
 	require.NoError(t, err)
 	assert.Equal(t, "/opt/py", c.Gate.Python, "extends: default replaces the gate section whole")
+}
+
+func TestParse_PreflightSection(t *testing.T) {
+	c, err := Parse("ci.yaml", []byte(minimal))
+	require.NoError(t, err)
+	assert.Equal(t, DefaultPreflight(), c.Preflight, "without the section, the defaults")
+	assert.Equal(t, Preflight{Timeout: 120 * time.Second, Interval: 2 * time.Second, QueryTimeout: 5 * time.Second,
+		ForeignProcesses: ForeignWarn}, Default().Preflight, "the built-in section says what the defaults are")
+	c, err = Parse("ci.yaml", []byte(minimal+"preflight:\n  timeout: 1m30s\n  interval: 3\n  foreign_processes: fail\n"))
+	require.NoError(t, err)
+	assert.Equal(t, Preflight{Timeout: 90 * time.Second, Interval: 3 * time.Second, QueryTimeout: 5 * time.Second,
+		ForeignProcesses: ForeignFail}, c.Preflight, "a bare number is seconds; a key left out keeps its default")
+}
+
+func TestSuite_GPUsNeededIsTheGpusKeyElseTheRunnerLabel(t *testing.T) {
+	assert.Equal(t, 8, Suite{RunsOn: []string{"h100", "8gpu"}}.GPUsNeeded())
+	assert.Equal(t, 4, Suite{RunsOn: []string{"self-hosted", "4-gpu"}}.GPUsNeeded())
+	assert.Equal(t, 2, Suite{RunsOn: []string{"h100", "8gpu"}, GPUs: 2}.GPUsNeeded(), "the roster's gpus wins")
+	assert.Equal(t, 0, Suite{RunsOn: []string{"ubuntu-latest"}}.GPUsNeeded(), "no count to check")
+	s, ok := Default().Suite("stage-c-4-gpu-mi350")
+	require.True(t, ok)
+	assert.Equal(t, 4, s.GPUsNeeded())
 }
 
 func TestParse_FileRunSectionIsOptional(t *testing.T) {

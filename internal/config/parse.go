@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -637,7 +638,7 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 // topKeys are the sections of a configuration, in the order the built-in
 // one holds them (and Complete writes them).
 var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
-	"suite_defaults", "suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate"}
+	"suite_defaults", "suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints", "preflight"}
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", topKeys...)
@@ -704,7 +705,72 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 	if err := p.fileRun(f["file_run"], c); err != nil {
 		return err
 	}
-	return p.gate(f["gate"], c)
+	if err := p.gate(f["gate"], c); err != nil {
+		return err
+	}
+	if err := p.fingerprints(f["infra_fingerprints"], c); err != nil {
+		return err
+	}
+	return p.preflight(f["preflight"], c)
+}
+
+// preflight reads the optional preflight section (see Preflight); every
+// key has a default.
+func (p *parser) preflight(n *yaml.Node, c *Config) error {
+	c.Preflight = DefaultPreflight()
+	if n == nil {
+		return nil
+	}
+	f, err := p.fields(n, "preflight", "timeout", "interval", "query_timeout", "foreign_processes")
+	if err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+	}{{"timeout", &c.Preflight.Timeout}, {"interval", &c.Preflight.Interval}, {"query_timeout", &c.Preflight.QueryTimeout}} {
+		v := f[d.key]
+		if v == nil {
+			continue
+		}
+		if *d.dst, err = p.duration(v, "preflight."+d.key); err != nil {
+			return err
+		}
+	}
+	if v := f["foreign_processes"]; v != nil {
+		s, err := p.str(v, "preflight.foreign_processes")
+		if err != nil {
+			return err
+		}
+		if s != ForeignWarn && s != ForeignFail {
+			return p.errf(v, "preflight.foreign_processes %q must be %s or %s", s, ForeignWarn, ForeignFail)
+		}
+		c.Preflight.ForeignProcesses = s
+	}
+	return nil
+}
+
+// duration reads a positive duration: Go's syntax (120s, 2m, 1m30s), or a
+// whole number of seconds, at most MaxTimeout seconds.
+func (p *parser) duration(v *yaml.Node, what string) (time.Duration, error) {
+	bad := p.errf(v, "%s %q must be a positive duration, as 120s, 2m or 1m30s (a bare number is seconds), of at most %d seconds", what, v.Value, MaxTimeout)
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return 0, bad
+	}
+	var d time.Duration
+	if v.Tag == "!!int" {
+		secs, err := strconv.ParseInt(v.Value, 10, 64)
+		if err != nil || secs < 1 || secs > MaxTimeout {
+			return 0, bad
+		}
+		d = time.Duration(secs) * time.Second
+	} else {
+		var err error
+		if d, err = time.ParseDuration(v.Value); err != nil || d <= 0 || d > MaxTimeout*time.Second {
+			return 0, bad
+		}
+	}
+	return d, nil
 }
 
 // gate reads the optional gate section (see Gate). Every function is
@@ -979,7 +1045,7 @@ func minutes(v *yaml.Node) (float64, bool) {
 }
 
 func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
-	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "setup_minutes", "external", "workflow", "needs")
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "setup_minutes", "external", "workflow", "needs", "gpus")
 	if err != nil {
 		return Suite{}, err
 	}
@@ -1020,6 +1086,14 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		}
 		if s.Shards > MaxMatrixJobs {
 			return s, p.errf(v, "suite %q has shards %q; expected at most %d, the jobs GitHub Actions runs of one matrix", s.Name, v.Value, MaxMatrixJobs)
+		}
+	}
+	if v := f["gpus"]; v != nil {
+		if err := v.Decode(&s.GPUs); err != nil || v.Kind != yaml.ScalarNode || v.Tag != "!!int" || s.GPUs < 1 || s.GPUs > MaxGPUs {
+			return s, p.errf(v, "suite %q has gpus %q; expected a whole number from 1 to %d", s.Name, v.Value, MaxGPUs)
+		}
+		if s.Backend == CPU {
+			return s, p.errf(v, "suite %q is a cpu suite; gpus applies to cuda and rocm suites", s.Name)
 		}
 	}
 	if v := f["target_minutes"]; v != nil {

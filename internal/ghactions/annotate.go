@@ -52,23 +52,29 @@ type Annotation struct {
 }
 
 // String returns the workflow command, `::LEVEL file=F,line=L,col=C,title=T::MSG`,
-// leaving out the properties that are not set.
+// leaving out the properties that are not set. Without a file, the
+// annotation is the run's (`::LEVEL title=T::MSG`), and line and column
+// are left out too.
 func (a Annotation) String() string {
 	var b strings.Builder
 	b.WriteString("::")
 	b.WriteString(a.Level)
-	b.WriteString(" file=")
-	b.WriteString(EscapeProperty(a.File))
-	if a.Line > 0 {
-		b.WriteString(",line=")
-		b.WriteString(strconv.Itoa(a.Line))
-		if a.Col > 0 {
-			b.WriteString(",col=")
-			b.WriteString(strconv.Itoa(a.Col))
+	sep := " "
+	if a.File != "" {
+		b.WriteString(" file=")
+		b.WriteString(EscapeProperty(a.File))
+		sep = ","
+		if a.Line > 0 {
+			b.WriteString(",line=")
+			b.WriteString(strconv.Itoa(a.Line))
+			if a.Col > 0 {
+				b.WriteString(",col=")
+				b.WriteString(strconv.Itoa(a.Col))
+			}
 		}
 	}
 	if a.Title != "" {
-		b.WriteString(",title=")
+		b.WriteString(sep + "title=")
 		b.WriteString(EscapeProperty(a.Title))
 	}
 	b.WriteString("::")

@@ -64,6 +64,10 @@ func TestAnnotation_WritesOnlyThePropertiesThatAreSet(t *testing.T) {
 			"::error file=.github/workflows/pr-test.yml,line=3::100%25 wrong%0A"},
 		{Annotation{Level: LevelError, File: "a,b:c.yml", Col: 4, Title: "t:1", Message: "m"},
 			"::error file=a%2Cb%3Ac.yml,title=t%3A1::m"},
+		// Without a file the annotation is the run's: no file, line or column.
+		{Annotation{Level: LevelError, Line: 3, Col: 4, Title: "GPU preflight: host1", Message: "not ready"},
+			"::error title=GPU preflight%3A host1::not ready"},
+		{Annotation{Level: LevelWarning, Message: "m"}, "::warning::m"},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, tc.a.String())

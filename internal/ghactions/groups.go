@@ -62,3 +62,11 @@ func (l *Log) AttemptSummary(i, n int, file, status string, elapsed time.Duratio
 	b.WriteByte('\n')
 	io.WriteString(l.w, b.String())
 }
+
+// Annotate writes the workflow command that shows message on file under
+// title, at level LevelError or LevelWarning, every part escaped.
+func (l *Log) Annotate(level, file, title, message string) {
+	if l.enabled {
+		io.WriteString(l.w, Annotation{Level: level, File: file, Title: title, Message: message}.String()+"\n")
+	}
+}

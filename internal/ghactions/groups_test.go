@@ -17,6 +17,7 @@ func TestLog_WritesNothingUnlessGitHubActionsIsTrue(t *testing.T) {
 		l.Group("x")
 		l.EndGroup()
 		l.AttemptSummary(1, 1, "x", "PASS", time.Second, nil, nil, 0)
+		l.Annotate(LevelError, "x", "t", "m")
 		assert.Empty(t, out.String(), "GITHUB_ACTIONS=%q", v)
 	}
 }
@@ -38,6 +39,10 @@ func TestLog_Lines(t *testing.T) {
 			"[1/1] t.py  TIMEOUT  elapsed=2s timeout_after=2s\n"},
 		{"line breaks in the file name are spelled out", func(l *Log) { l.AttemptSummary(1, 1, "a\r\nb%", "PASS", 0, nil, nil, 0) },
 			"[1/1] a\\r\\nb%  PASS  elapsed=0s\n"},
+		{"an annotation escapes what a test printed", func(l *Log) {
+			l.Annotate(LevelWarning, "t.py", "Infra failure on gpu-7 (h-7)", "attempt 1 failed: matched: Error 802\n::error::forged, 100%")
+		},
+			"::warning file=t.py,title=Infra failure on gpu-7 (h-7)::attempt 1 failed: matched: Error 802%0A::error::forged, 100%25\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

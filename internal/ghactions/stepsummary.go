@@ -30,14 +30,22 @@ type MissingShards struct {
 	Of  int
 }
 
-// RunSummary renders a run as Markdown: a heading, the shards missing, a
+// Notice is a paragraph of a run's summary under its heading: Label, a
+// phrase of miles-ci's own, in bold, then Text, rendered inert.
+type Notice struct {
+	Label string
+	Text  string
+}
+
+// RunSummary renders a run as Markdown: a heading, the shards missing, the
+// notices, a
 // table of every file, the flaky files and the retried files. Every text of
 // the rows and the title is rendered inert (textfmt.Markdown,
 // textfmt.MarkdownCode): a file name, a suite or a reason can come from a
 // pull request or from any report, and must show as text, never as a link,
 // an image or HTML. The retried files are listed as the Python runner lists
 // them, so an ordinary name is written as it is.
-func RunSummary(title string, rows []SummaryRow, missing MissingShards) string {
+func RunSummary(title string, rows []SummaryRow, missing MissingShards, notices ...Notice) string {
 	var b strings.Builder
 	passed := 0
 	var flaky []SummaryRow
@@ -60,6 +68,9 @@ func RunSummary(title string, rows []SummaryRow, missing MissingShards) string {
 		}
 		fmt.Fprintf(&b, ", %d of %d shards missing\n\n**Missing shard(s) %s of %d:** no report, so their tests are not in this table and the suite has not passed.",
 			len(ids), missing.Of, strings.Join(ids, ", "), missing.Of)
+	}
+	for _, n := range notices {
+		fmt.Fprintf(&b, "\n\n**%s:** %s", n.Label, textfmt.Markdown(textfmt.OneLine(n.Text)))
 	}
 	b.WriteString("\n\n")
 	b.WriteString("| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n")

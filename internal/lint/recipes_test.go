@@ -45,7 +45,8 @@ import (
 //     existing one, and a new step goes next to the existing ones shown
 //     around it. A new job must be whole (runs-on or uses), and so must a
 //     new step (run or uses), so that a misspelt name fails instead of
-//     adding a stub.
+//     adding a stub. A step shown by its name alone with the line comment
+//     "# delete this step" (and, after it, why) is removed from the file.
 //   - A marker "In place of each `# COMMENT` line:" makes its block a
 //     stand-in: every recipe line that is exactly that comment becomes the
 //     block, indented to the comment, before the recipe is read. The step
@@ -64,6 +65,18 @@ import (
 // Anything the harness cannot place (a yaml block without a marker, a
 // file, job or step it cannot find, an indentation other than the file's)
 // is an error, never a skip.
+
+// deleteComment begins the line comment of a step a recipe removes.
+const deleteComment = "# delete this step"
+
+// deletesStep reports whether a recipe's step s is one to remove: its name
+// alone, commented deleteComment.
+func deletesStep(s *yaml.Node) bool {
+	if s.Kind != yaml.MappingNode || len(s.Content) != 2 || s.Content[0].Value != "name" {
+		return false
+	}
+	return strings.HasPrefix(s.Content[0].LineComment, deleteComment) || strings.HasPrefix(s.Content[1].LineComment, deleteComment)
+}
 
 // installComment is the line by which a recipe marks where the install
 // step of the "## Install" section goes.
@@ -440,6 +453,16 @@ func (m *merger) steps(dst, src *yaml.Node, where string) error {
 			return fmt.Errorf("%s: step %q of %s is at column %d, the file's at %d", m.at, key, where, s.Column, dst.Content[0].Column)
 		}
 		j := slices.IndexFunc(dst.Content, func(d *yaml.Node) bool { return stepKey(d) == key })
+		if deletesStep(s) {
+			if j < 0 {
+				return fmt.Errorf("%s: %s has no step %q to delete", m.at, where, key)
+			}
+			dst.Content = slices.Delete(dst.Content, j, j+1)
+			dst.Content = slices.Insert(dst.Content, j, pending...)
+			after = j + len(pending)
+			pending = nil
+			continue
+		}
 		if j < 0 {
 			k, _ := lookup(s, "run")
 			if k == nil {
@@ -540,6 +563,15 @@ concurrency:
   group: ci
 `
 	assert.Equal(t, want, got, "inputs merge, the strategy shown replaces the file's, new steps sit around Test, a new top-level key is added, the table rewrote make test")
+}
+
+func TestRecipes_AStepCommentedDeleteIsRemoved(t *testing.T) {
+	got, err := applyToSmall(t, smallTable+"In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      - name: Checkout  # delete this step: no sources needed\n```\n")
+	require.NoError(t, err)
+	assert.NotContains(t, got, "Checkout")
+	assert.Contains(t, got, "      - name: Test\n        run: make check\n")
+	_, err = applyToSmall(t, smallTable+"In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n      - name: Wait  # delete this step\n```\n")
+	assert.ErrorContains(t, err, `has no step "Wait" to delete`)
 }
 
 func TestRecipes_AStandInTakesThePlaceOfItsComment(t *testing.T) {

@@ -30,6 +30,22 @@ type Host struct {
 	GpusError string `json:"gpus_error"`
 }
 
+// Name names the machine as people find it: "RUNNER (HOSTNAME)", either
+// alone when the other is unknown or the same, "" for a nil Host or one
+// with neither.
+func (h *Host) Name() string {
+	if h == nil {
+		return ""
+	}
+	switch {
+	case h.Runner != "" && h.Hostname != "" && h.Runner != h.Hostname:
+		return h.Runner + " (" + h.Hostname + ")"
+	case h.Runner != "":
+		return h.Runner
+	}
+	return h.Hostname
+}
+
 // GPU is one GPU as its tool listed it. MemoryMiB is 0 when the tool did
 // not say; Driver is "" when it did not.
 type GPU struct {

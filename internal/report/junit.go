@@ -15,7 +15,9 @@ import (
 // as Maven Surefire writes a test that passed on a rerun: message, type
 // and time of that attempt, and its captured output tail in <system-out>.
 // The testcase's own <system-out> is the last attempt's captured output.
-// The testsuite's <properties> name the run's host (hostProperties).
+// The testsuite's <properties> name the run's host (hostProperties). The
+// message of an attempt that failed with cause infra also names the
+// fingerprint and the line it matched (infraNote).
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -127,7 +129,7 @@ func MarshalJUnit(r *Report) ([]byte, error) {
 		case Pass:
 			for _, a := range f.AttemptsDetail {
 				if a.Status.Failed() {
-					c.Flaky = append(c.Flaky, junitAttempt{Message: a.Reason, Type: string(a.Status),
+					c.Flaky = append(c.Flaky, junitAttempt{Message: a.Reason + infraNote(a), Type: string(a.Status),
 						Time: junitTime(a.Elapsed), SystemOut: output(a.OutputTail)})
 				}
 			}
@@ -135,7 +137,8 @@ func MarshalJUnit(r *Report) ([]byte, error) {
 			c.Skipped = &junitMessage{Message: f.Reason}
 			s.Skipped++
 		default:
-			c.Failure = &junitMessage{Message: f.Reason, Type: string(f.Status)}
+			last, _ := f.LastAttempt()
+			c.Failure = &junitMessage{Message: f.Reason + infraNote(last), Type: string(f.Status)}
 			s.Failures++
 		}
 		if last, ok := f.LastAttempt(); ok {
@@ -154,6 +157,15 @@ func MarshalJUnit(r *Report) ([]byte, error) {
 	}
 	buf.WriteByte('\n')
 	return buf.Bytes(), nil
+}
+
+// infraNote is what a message adds for an attempt with cause infra:
+// " (infra: FINGERPRINT: LINE)"; "" for any other.
+func infraNote(a Attempt) string {
+	if a.Cause != CauseInfra {
+		return ""
+	}
+	return " (infra: " + a.Fingerprint + ": " + a.CauseLine + ")"
 }
 
 // WriteJUnit writes the JUnit XML document of r to path, whole or not at

@@ -61,8 +61,10 @@ type Merger struct {
 	// fromInterrupted tells, for each file, whether its entry comes from
 	// an interrupted run.
 	fromInterrupted []bool
-	elapsed         float64
-	cover           coverage
+	// fromNotReady tells the same of a report whose host was not ready.
+	fromNotReady []bool
+	elapsed      float64
+	cover        coverage
 }
 
 // coverage is what the reports added say of the part of the suite they
@@ -115,6 +117,7 @@ func (m *Merger) Add(r *Report) error {
 			m.index[k] = len(m.out.Files)
 			m.out.Files = append(m.out.Files, f)
 			m.fromInterrupted = append(m.fromInterrupted, r.Interrupted)
+			m.fromNotReady = append(m.fromNotReady, r.HostNotReady)
 			continue
 		}
 		prev := &m.out.Files[i]
@@ -123,6 +126,7 @@ func (m *Merger) Add(r *Report) error {
 		}
 		m.out.Files[i] = combine(prev, f)
 		m.fromInterrupted[i] = r.Interrupted
+		m.fromNotReady[i] = r.HostNotReady
 	}
 	return nil
 }
@@ -143,10 +147,16 @@ func (m *Merger) Report() *Report {
 	if !out.unscoped {
 		out.Shards = &Shards{Size: m.cover.size, Missing: m.Missing()}
 	}
-	out.Interrupted = false
+	out.Interrupted, out.HostNotReady = false, false
 	for i := range out.Files {
 		if m.fromInterrupted[i] && out.Files[i].Status != Pass {
 			out.Interrupted = true
+		}
+		// A host that was not ready left this file unrun, and no other
+		// report ran it since: the merge still lacks its verdict for that
+		// reason.
+		if m.fromNotReady[i] && out.Files[i].Status == NotRun {
+			out.HostNotReady = true
 		}
 	}
 	out.Finish()

@@ -499,6 +499,9 @@ func (r *Report) check() error {
 		if err := checkStatus(f.Status); err != nil {
 			return fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
 		}
+		if err := checkCause(f.Cause); err != nil {
+			return fmt.Errorf("files[%d] (%q) %w", i, f.File, err)
+		}
 		// Counts and times a run never writes would come out of a merge
 		// or a timings file as nonsense (a negative total, a file that
 		// shards as free).
@@ -512,6 +515,9 @@ func (r *Report) check() error {
 		}
 		for j, a := range f.AttemptsDetail {
 			if err := checkStatus(a.Status); err != nil {
+				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
+			}
+			if err := checkCause(a.Cause); err != nil {
 				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
 			}
 			if !validSeconds(a.Elapsed) {
@@ -558,6 +564,16 @@ const (
 )
 
 func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }
+
+// checkCause checks an attempt's cause: one of the causes, or "" (an
+// attempt that did not fail, or a report written before causes were).
+func checkCause(c Cause) error {
+	switch c {
+	case "", CauseTest, CauseTimeout, CauseInfra:
+		return nil
+	}
+	return fmt.Errorf("has cause %q; expected one of %q, %q, %q or none", c, CauseTest, CauseTimeout, CauseInfra)
+}
 
 func checkStatus(s Status) error {
 	if s == "" {

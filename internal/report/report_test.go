@@ -97,6 +97,7 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		{"timings file", write("timings.json", `{"version": 1, "timings": {"a.py": 3}}`), `read report "DIR/timings.json": a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`},
 		{"a report that also holds timings", write("both-keys.json", strings.Replace(good, `"version": 1,`, `"version": 1, "timings": {},`, 1)), ``},
 		{"array", write("arr.json", `[1]`), `read report "DIR/arr.json": the document is a JSON array; expected an object`},
+		{"bad cause", write("cause.json", strings.Replace(good, `"status": "PASS"`, `"status": "FAIL", "cause": "gremlins"`, 1)), `read report "DIR/cause.json": files[0] ("a.py") has cause "gremlins"; expected one of "test", "timeout", "infra" or none`},
 		{"bad type", write("type.json", `{"version": 1, "suite": "s", "backend": "cuda", "files": {}}`), `read report "DIR/type.json": "files" is a JSON object, which is not its type`},
 		{"bad status", write("status.json", strings.Replace(good, `"PASS"`, `"OK"`, 1)), `read report "DIR/status.json": files[0] ("a.py") has status "OK"; expected one of PASS, FAIL, TIMEOUT, NOT RUN, INTERRUPTED`},
 		{"bad est_time", write("est.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "est_time": "1"`, 1)), `read report "DIR/est.json": est_time is "1"; expected a number`},
@@ -180,6 +181,20 @@ func TestMerge_PassedOnlyWhenEveryFilePassedAndNotRunSaysNothingNew(t *testing.T
 	require.NoError(t, err)
 	assert.True(t, got.Interrupted)
 	assert.False(t, got.Passed)
+}
+
+func TestMerge_HostNotReadyStaysUntilAnotherRunRanTheFile(t *testing.T) {
+	stopped := report("s", false, file("a.py", Fail, fail(1, 1, 1)), file("b.py", NotRun))
+	stopped.HostNotReady = true
+	got, err := Merge(stopped)
+	require.NoError(t, err)
+	assert.True(t, got.HostNotReady, "b.py never ran: the host that was not ready is why")
+
+	rerun := report("s", false, file("a.py", Pass, pass(1, 1)), file("b.py", Pass, pass(1, 1)))
+	got, err = Merge(stopped, rerun)
+	require.NoError(t, err)
+	assert.False(t, got.HostNotReady, "the rerun on another host ran every file")
+	assert.True(t, got.Passed)
 }
 
 func TestMerge_ReportsOfAnotherSuiteAreAnError(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 // document, package view its step summary) for the given suite and backend.
 func (rep *Results) Document(suite, backend string) *report.Report {
 	doc := &report.Report{Suite: suite, Backend: backend, Interrupted: rep.Interrupted,
-		Elapsed: seconds(rep.Elapsed), Files: make([]report.File, len(rep.Files))}
+		HostNotReady: rep.HostNotReady, Elapsed: seconds(rep.Elapsed), Files: make([]report.File, len(rep.Files))}
 	for i := range rep.Files {
 		f := &rep.Files[i]
 		last := f.Last()
 		df := report.File{File: f.File, Status: f.Status, Attempts: len(f.Attempts),
 			Elapsed: seconds(f.Elapsed()), ExitCode: last.ExitCode, TimedOut: f.Status == Timeout,
-			EstTime: report.EstTime(f.EstTime), AttemptsDetail: make([]report.Attempt, len(f.Attempts))}
+			EstTime: report.EstTime(f.EstTime), Cause: last.Cause, AttemptsDetail: make([]report.Attempt, len(f.Attempts))}
 		if f.Status != Pass {
 			df.Reason = f.Reason()
 		}
@@ -26,7 +26,8 @@ func (rep *Results) Document(suite, backend string) *report.Report {
 		}
 		for j, a := range f.Attempts {
 			da := report.Attempt{Attempt: a.Number, Status: a.Status, Elapsed: seconds(a.Elapsed),
-				ExitCode: a.ExitCode, TimedOut: a.Status == Timeout, Reason: a.Reason()}
+				ExitCode: a.ExitCode, TimedOut: a.Status == Timeout, Reason: a.Reason(),
+				Cause: a.Cause, CauseLine: a.CauseLine, Fingerprint: a.Fingerprint}
 			if a.Status == Timeout {
 				t := a.TimeoutAfter
 				da.TimeoutAfter = &t

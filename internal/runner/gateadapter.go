@@ -175,7 +175,7 @@ func (r *runState) startGateAdapter() (*gateProc, error) {
 	// Should a descriptor ever be left to os/exec to copy, its Wait still
 	// returns this long after the adapter exits.
 	cmd.WaitDelay = drainMax
-	outs, err := attachOutput(cmd, o.Out, o.ErrOut, nil, false)
+	outs, err := attachOutput(cmd, procSpec{out: o.Out, errOut: o.ErrOut})
 	if err != nil {
 		return nil, err
 	}

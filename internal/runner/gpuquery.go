@@ -29,62 +29,122 @@ type GPUQuery struct {
 	Timeout time.Duration // 0: GPUQueryTimeout
 }
 
-// Query fills h's GpuTool, Gpus and GpusError: cuda asks nvidia-smi,
-// rocm rocm-smi (see report.NvidiaSMIArgs and report.RocmSMIArgs). A tool
-// that is missing, fails, hangs past the timeout or says what cannot be
-// read is recorded in GpusError, with the end of what it wrote; it never
-// fails the run.
-func (q GPUQuery) Query(ctx context.Context, h *report.Host) {
-	var tool string
-	var args []string
-	var parse func(string) ([]report.GPU, error)
-	switch q.Backend {
+// gpuTool is a GPU tool and how to ask it: for the GPUs, and, where it
+// can say, for the processes holding GPU memory.
+type gpuTool struct {
+	name       string
+	args       []string
+	parse      func(string) ([]report.GPU, error)
+	procArgs   []string // nil: the tool is not asked for processes
+	parseProcs func(string) ([]report.ForeignProcess, error)
+}
+
+var (
+	nvidiaSMI = gpuTool{name: "nvidia-smi", args: report.NvidiaSMIArgs, parse: report.ParseNvidiaSMI,
+		procArgs: report.NvidiaComputeAppsArgs, parseProcs: report.ParseNvidiaComputeApps}
+	amdSMI = gpuTool{name: "amd-smi", args: report.AmdSMIStaticArgs, parse: report.ParseAmdSMIStatic,
+		procArgs: report.AmdSMIProcessArgs, parseProcs: report.ParseAmdSMIProcess}
+	rocmSMI = gpuTool{name: "rocm-smi", args: report.RocmSMIArgs, parse: report.ParseRocmSMI}
+)
+
+// findGPUTool picks the tool of a backend found on path: cuda asks
+// nvidia-smi; rocm asks amd-smi, the tool AMD replaced rocm-smi with, and
+// rocm-smi where amd-smi is not installed. ok is false when none is on
+// path (tool then names the one looked for first); a backend without GPUs
+// has no tool ("").
+func findGPUTool(backend, path string) (tool gpuTool, bin string, ok bool) {
+	tools := gpuTools(backend)
+	if tools == nil {
+		return gpuTool{}, "", false
+	}
+	for _, t := range tools {
+		if bin, ok := lookPath(t.name, path); ok {
+			return t, bin, true
+		}
+	}
+	return tools[0], "", false
+}
+
+// gpuTools are the tools of a backend, in the order findGPUTool tries
+// them.
+func gpuTools(backend string) []gpuTool {
+	switch backend {
 	case "cuda":
-		tool, args, parse = "nvidia-smi", report.NvidiaSMIArgs, report.ParseNvidiaSMI
+		return []gpuTool{nvidiaSMI}
 	case "rocm":
-		tool, args, parse = "rocm-smi", report.RocmSMIArgs, report.ParseRocmSMI
-	default:
+		return []gpuTool{amdSMI, rocmSMI}
+	}
+	return nil
+}
+
+// notFound says that no tool of backend is on PATH.
+func notFound(backend string) string {
+	tools := gpuTools(backend)
+	if len(tools) == 1 {
+		return tools[0].name + " not found on PATH"
+	}
+	return "neither " + tools[0].name + " nor " + tools[1].name + " found on PATH"
+}
+
+// ask runs bin (the tool t) with args, bounded by timeout, and returns
+// what it wrote to stdout, or why it gave no answer (failure) with the
+// last line it wrote (said). ctx's cancellation ends it at once.
+func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeout time.Duration) (out, failure, said string) {
+	var stdout, stderr capped
+	res, err := runProc(ctx, procSpec{
+		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: time.Second,
+		out: &stdout, errOut: &stderr,
+	})
+	said = lastWords(stderr.String())
+	if said == "" {
+		said = lastWords(stdout.String())
+	}
+	switch {
+	case err != nil:
+		return "", fmt.Sprintf("%s could not start: %v", t.name, err), ""
+	case res.timedOut:
+		return "", fmt.Sprintf("%s timed out after %s", t.name, timeout), said
+	case res.interrupted:
+		return "", t.name + " interrupted", said
+	case res.exitCode != 0:
+		return "", fmt.Sprintf("%s exited with status %d", t.name, res.exitCode), said
+	}
+	return stdout.String(), "", ""
+}
+
+// Query fills h's GpuTool, Gpus and GpusError: cuda asks nvidia-smi,
+// rocm amd-smi, else rocm-smi (see findGPUTool and report.NvidiaSMIArgs,
+// report.AmdSMIStaticArgs, report.RocmSMIArgs). A tool that is missing,
+// fails, hangs past the timeout or says what cannot be read is recorded in
+// GpusError, with the end of what it wrote; it never fails the run.
+func (q GPUQuery) Query(ctx context.Context, h *report.Host) {
+	tool, bin, ok := findGPUTool(q.Backend, q.Path)
+	if tool.name == "" {
 		return
 	}
-	h.GpuTool = tool
-	bin, ok := lookPath(tool, q.Path)
+	h.GpuTool = tool.name
 	if !ok {
-		h.GpusError = tool + " not found on PATH"
+		h.GpusError = notFound(q.Backend)
 		return
 	}
 	timeout := q.Timeout
 	if timeout <= 0 {
 		timeout = GPUQueryTimeout
 	}
-	var out, errOut capped
-	res, err := runProc(ctx, procSpec{
-		argv: append([]string{bin}, args...), env: q.Env, timeout: timeout, grace: time.Second,
-		out: &out, errOut: &errOut,
-	})
-	said := lastWords(errOut.String())
-	if said == "" {
-		said = lastWords(out.String())
-	}
-	switch {
-	case err != nil:
-		h.GpusError = fmt.Sprintf("%s could not start: %v", tool, err)
-	case res.timedOut:
-		h.GpusError = fmt.Sprintf("%s timed out after %s", tool, timeout)
-	case res.interrupted:
-		h.GpusError = tool + " interrupted"
-	case res.exitCode != 0:
-		h.GpusError = fmt.Sprintf("%s exited with status %d", tool, res.exitCode)
-		if said != "" {
+	out, failure, said := tool.ask(ctx, bin, tool.args, q.Env, timeout)
+	if failure != "" {
+		h.GpusError = failure
+		if said != "" && !strings.Contains(failure, "timed out") && !strings.HasSuffix(failure, "interrupted") {
 			h.GpusError += ": " + said
 		}
-	default:
-		gpus, err := parse(out.String())
-		if err != nil {
-			h.GpusError = fmt.Sprintf("%s output not understood: %v", tool, err)
-			return
-		}
-		h.Gpus = gpus
+		return
 	}
+	gpus, err := tool.parse(out)
+	if err != nil {
+		h.GpusError = fmt.Sprintf("%s output not understood: %v", tool.name, err)
+		return
+	}
+	h.Gpus = gpus
 }
 
 // lastWords is the last non-empty line of a tool's output, at most 500

@@ -35,11 +35,16 @@ type procSpec struct {
 
 	// With merged set, stdout and stderr share one pipe whose bytes go to
 	// out and, when set, to observe; otherwise the child writes to out and
-	// errOut (directly when they are files).
+	// errOut (directly when they are files, unless watch is set).
 	merged  bool
 	out     io.Writer
 	errOut  io.Writer
 	observe io.Writer
+	// watch, when set and merged is not, gives the observer of each pipe
+	// the child's output goes through: one when out and errOut are the
+	// same file (2>&1), whose order one pipe keeps, else one per stream.
+	// The bytes reach out and errOut as they would without it.
+	watch func() io.Writer
 
 	start func(*exec.Cmd) error
 }
@@ -68,7 +73,7 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 	cmd.Env = spec.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
-	outs, err := attachOutput(cmd, spec.out, spec.errOut, spec.observe, spec.merged)
+	outs, err := attachOutput(cmd, spec)
 	if err != nil {
 		return procResult{}, err
 	}
@@ -169,9 +174,9 @@ type childOutput struct {
 	childEnds []*os.File // the write ends the child gets, ours until it started
 }
 
-// attachOutput sets cmd's stdout and stderr to write to out and errOut
-// (see procSpec for merged and observe).
-func attachOutput(cmd *exec.Cmd, out, errOut, observe io.Writer, merged bool) (*childOutput, error) {
+// attachOutput sets cmd's stdout and stderr as spec says (see procSpec for
+// merged, observe and watch).
+func attachOutput(cmd *exec.Cmd, spec procSpec) (*childOutput, error) {
 	o := &childOutput{}
 	attach := func(w io.Writer, observe io.Writer, track bool) (*os.File, error) {
 		if f, ok := inheritable(w); ok && observe == nil && !track {
@@ -185,23 +190,34 @@ func attachOutput(cmd *exec.Cmd, out, errOut, observe io.Writer, merged bool) (*
 		o.copies = append(o.copies, &copier{r: r, dst: w, observe: observe, done: make(chan struct{})})
 		return wf, nil
 	}
+	out, errOut := spec.out, spec.errOut
 	_, direct := inheritable(out)
+	same := sameFile(out, errOut)
 	// One pipe for both streams keeps their order: always when the output
-	// is captured, and when stdout and stderr are one pipe of ours (2>&1)
-	// that the child cannot be given itself.
-	if shared := !direct && sameFile(out, errOut); merged || shared {
-		w, err := attach(out, observe, merged)
+	// is captured, when stdout and stderr are one pipe of ours (2>&1)
+	// that the child cannot be given itself, and when they are one file
+	// whose output is watched.
+	if shared := (!direct || spec.watch != nil) && same; spec.merged || shared {
+		observe := spec.observe
+		if !spec.merged && spec.watch != nil {
+			observe = spec.watch()
+		}
+		w, err := attach(out, observe, spec.merged)
 		if err != nil {
 			return nil, err
 		}
 		cmd.Stdout, cmd.Stderr = w, w
 		return o, nil
 	}
-	w, err := attach(out, nil, false)
+	var watchOut, watchErr io.Writer
+	if spec.watch != nil {
+		watchOut, watchErr = spec.watch(), spec.watch()
+	}
+	w, err := attach(out, watchOut, false)
 	if err != nil {
 		return nil, err
 	}
-	ew, err := attach(errOut, nil, false)
+	ew, err := attach(errOut, watchErr, false)
 	if err != nil {
 		o.abort()
 		return nil, err

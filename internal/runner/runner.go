@@ -38,6 +38,9 @@ type LogGroups interface {
 	// status PASS, FAIL or TIMEOUT, the exit code of a FAIL, the timeout
 	// in seconds of a TIMEOUT, and the attempt it retried (0 for none).
 	AttemptSummary(i, n int, file, status string, elapsed time.Duration, exitCode, timeoutAfter *int, retryOf int)
+	// Annotate shows message on file in the run's summary: level "error"
+	// or "warning", title a short heading (all unescaped).
+	Annotate(level, file, title, message string)
 }
 
 // Status is the outcome of an attempt or a file; the report a run fills
@@ -233,6 +236,12 @@ type Options struct {
 	// starts: the run history writes the file's attempts there, so a job
 	// cancelled later keeps what it wrote.
 	FileDone func(i int, res *FileResult)
+	// Fingerprints recognise a failure of the host in a file's output
+	// (see infra.go); nil reads no output that is not captured anyway.
+	Fingerprints []Fingerprint
+	// Host names the machine in the annotation of an infra failure
+	// ("RUNNER (HOSTNAME)"); "" says "this host".
+	Host string
 
 	Env    []string // the children's environment; nil: this process's
 	Out    io.Writer
@@ -294,6 +303,7 @@ type noLog struct{}
 func (noLog) Group(string)                                                            {}
 func (noLog) EndGroup()                                                               {}
 func (noLog) AttemptSummary(int, int, string, string, time.Duration, *int, *int, int) {}
+func (noLog) Annotate(string, string, string, string)                                 {}
 
 // EffectiveTimeout is the time limit of one attempt of a file, in seconds:
 // the per-file timeout (plus the retry increase when retrying), or
@@ -381,6 +391,15 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		rep.Files[i] = FileResult{File: f.Name, EstTime: f.EstTime, Status: NotRun}
 	}
 	stopped := false
+	if opts.Preflight != nil && len(files) > 0 && !opts.Preflight(ctx, "start") {
+		stopped = true
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+		} else {
+			rep.HostNotReady = true
+			markNotReady(rep.Files)
+		}
+	}
 	for i := range files {
 		if stopped {
 			break
@@ -389,6 +408,17 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 		r.runFile(ctx, i, res)
 		if opts.FileDone != nil && len(res.Attempts) > 0 {
 			opts.FileDone(i, res)
+		}
+		if r.hostNotReady {
+			rep.HostNotReady = true
+			stopped = true
+			left := rep.Files[i+1:]
+			for j := range left {
+				left[j].NotRunReason = NotRunHostNotReady
+			}
+			r.printf("[CI Infra] the host is not ready after %s attempt %d: the run stops here; %s not run\n\n",
+				textfmt.OneLine(res.File), len(res.Attempts), textfmt.CountNoun(len(left), "file"))
+			continue
 		}
 		switch {
 		case res.Status == Interrupted:
@@ -421,11 +451,28 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 	return rep
 }
 
+// markNotReady gives the files not run yet the reason that the host was
+// not ready.
+func markNotReady(files []FileResult) {
+	for i := range files {
+		if files[i].Status == NotRun {
+			files[i].NotRunReason = "not run: host not ready"
+		}
+	}
+}
+
 type runState struct {
 	opts Options
 	n    int
 	gate gateState
+	// hostNotReady: a preflight after an infra failure found the host not
+	// ready, and the run stops.
+	hostNotReady bool
 }
+
+// NotRunHostNotReady is the NotRunReason of the files a run left when a
+// preflight found the host not ready.
+const NotRunHostNotReady = "not run: host not ready"
 
 func (r *runState) printf(format string, args ...any) {
 	fmt.Fprintf(r.opts.Out, format, args...)
@@ -471,14 +518,26 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			timeout: timeoutDuration(timeout), grace: o.KillGrace,
 			out: o.Out, errOut: o.ErrOut, start: o.Start,
 		}
+		infra := newInfraWatch(o.Fingerprints)
 		if o.EnableRetry {
 			classifier, tail = NewClassifier(), newTailBuffer(TailSize)
 			spec.merged = true
-			spec.observe = io.MultiWriter(classifier, tail)
+			observers := []io.Writer{classifier, tail}
+			if infra != nil {
+				observers = append(observers, infra.stream())
+			}
+			spec.observe = io.MultiWriter(observers...)
+		} else if infra != nil {
+			spec.watch = infra.stream
 		}
 		began := o.Now()
 		pr, err := runProc(ctx, spec)
 		att := Attempt{Number: a, Started: began, Elapsed: o.Now().Sub(began)}
+		var match InfraMatch
+		matched := false
+		if infra != nil && err == nil {
+			match, matched = infra.result()
+		}
 		if pr.endedWithoutNewline {
 			// Our next line must not be glued to the child's last one.
 			r.printf("\n")
@@ -503,9 +562,22 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			}
 			o.Log.AttemptSummary(i+1, r.n, res.File, string(att.Status), att.Elapsed, exit, after, retryOf)
 		}
+		// waitRetry waits before the next attempt; false when interrupted.
+		waitRetry := func() bool {
+			r.printf("[CI Retry] Waiting %ds before retry...\n\n", o.RetryWaitSeconds)
+			werr := o.Sleep(ctx, waitDuration(o.RetryWaitSeconds))
+			emit()
+			if werr != nil {
+				res.Status = Interrupted
+				return false
+			}
+			return true
+		}
 		switch {
 		case err != nil:
-			att.Status, att.StartError = Fail, err.Error()
+			// A child that could not start (the interpreter is missing)
+			// fails the same way on any host: the cause is the job's.
+			att.Status, att.StartError, att.Cause = Fail, err.Error(), report.CauseTest
 			res.Attempts = append(res.Attempts, att)
 			res.Status = Fail
 			r.printf("\nFAILED: %s could not be started: %v\n\n", textfmt.OneLine(res.File), err)
@@ -520,10 +592,21 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			o.Log.EndGroup()
 			return
 		case pr.timedOut:
-			att.Status, att.TimeoutAfter = Timeout, timeout
-			res.Attempts = append(res.Attempts, att)
+			att.Status, att.TimeoutAfter, att.Cause = Timeout, timeout, report.CauseTimeout
 			res.Status = Timeout
 			r.printf("\nTIMEOUT: %s after %d seconds\n\n", textfmt.OneLine(res.File), timeout)
+			if matched {
+				retry := r.infraFailure(ctx, res.File, &att, match, a < attempts)
+				res.Attempts = append(res.Attempts, att)
+				if retry {
+					if !waitRetry() {
+						return
+					}
+					continue
+				}
+			} else {
+				res.Attempts = append(res.Attempts, att)
+			}
 			emit()
 			return
 		}
@@ -550,19 +633,24 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 			emit()
 			return
 		}
-		att.Status = Fail
+		att.Status, att.Cause = Fail, report.CauseTest
 		res.Status = Fail
-		if classifier != nil && a < attempts {
+		switch {
+		case matched:
+			if r.infraFailure(ctx, res.File, &att, match, a < attempts) {
+				res.Attempts = append(res.Attempts, att)
+				if !waitRetry() {
+					return
+				}
+				continue
+			}
+		case classifier != nil && a < attempts:
 			retriable, reason := classifier.Verdict()
 			att.RetryReason = reason
 			if retriable {
 				res.Attempts = append(res.Attempts, att)
 				r.printf("\n[CI Retry] %s failed with %s\n", textfmt.OneLine(res.File), reason)
-				r.printf("[CI Retry] Waiting %ds before retry...\n\n", o.RetryWaitSeconds)
-				werr := o.Sleep(ctx, waitDuration(o.RetryWaitSeconds))
-				emit()
-				if werr != nil {
-					res.Status = Interrupted
+				if !waitRetry() {
 					return
 				}
 				continue
@@ -594,7 +682,13 @@ func (r *runState) printSummary(rep *Results) {
 		case NotRun:
 			continue
 		default:
-			failed = append(failed, fmt.Sprintf("%s (%s)", textfmt.OneLine(f.File), f.Reason()))
+			reason := f.Reason()
+			if last := f.Last(); f.Status != Interrupted && last.Cause == report.CauseInfra {
+				// Only a run with an infra failure says more than
+				// run_suite.py's "(exit code N)".
+				reason += ", infra: " + last.Fingerprint
+			}
+			failed = append(failed, fmt.Sprintf("%s (%s)", textfmt.OneLine(f.File), reason))
 		}
 		if result := f.Retried(); result != "" {
 			retried = append(retried, retry{textfmt.OneLine(f.File), len(f.Attempts), result})

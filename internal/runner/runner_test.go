@@ -37,6 +37,9 @@ type recLog struct{ lines []string }
 
 func (l *recLog) Group(title string) { l.lines = append(l.lines, "group "+title) }
 func (l *recLog) EndGroup()          { l.lines = append(l.lines, "endgroup") }
+func (l *recLog) Annotate(level, file, title, message string) {
+	l.lines = append(l.lines, fmt.Sprintf("%s %s: %s: %s", level, file, title, message))
+}
 func (l *recLog) AttemptSummary(i, n int, file, status string, elapsed time.Duration, exitCode, timeoutAfter *int, retryOf int) {
 	s := fmt.Sprintf("[%d/%d] %s %s %ds", i, n, file, status, int(elapsed.Seconds()))
 	if exitCode != nil {

@@ -46,8 +46,8 @@ func runWithHost(t *testing.T, backend config.Backend, env map[string]string, qu
 		Root: root, Plan: plan, Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 		Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
 		Getenv: envOf(env), Hostname: func() (string, error) { return "gpu-box-7", nil },
-		GPUQueryTimeout: queryTimeout,
-		Start:           (&testutil.Launcher{Shell: true}).Start,
+		GPUQueryTimeout: queryTimeout, Preflight: PreflightSpec{Off: true},
+		Start: (&testutil.Launcher{Shell: true}).Start,
 	})
 	require.NoError(t, err, out.String())
 	assert.Equal(t, Outcome{}, got, "the GPU tool never decides the run: %s", out.String())
@@ -88,10 +88,10 @@ func TestRun_TheHostSaysWhereTheRunHappened(t *testing.T) {
 		GpuTool: "nvidia-smi", Gpus: []report.GPU{{Index: 0, UUID: "GPU-1", Name: "NVIDIA H100 80GB HBM3", MemoryMiB: 81559, Driver: "550.54.15"}}}, rep.Host)
 }
 
-func TestRun_ROCmAsksRocmSMIAndAMissingToolIsNamed(t *testing.T) {
+func TestRun_ROCmWithoutAGPUToolNamesBothItLookedFor(t *testing.T) {
 	rep := runWithHost(t, config.ROCM, map[string]string{"PATH": t.TempDir()}, 0)
-	assert.Equal(t, "rocm-smi", rep.Host.GpuTool)
-	assert.Equal(t, "rocm-smi not found on PATH", rep.Host.GpusError)
+	assert.Equal(t, "amd-smi", rep.Host.GpuTool)
+	assert.Equal(t, "neither amd-smi nor rocm-smi found on PATH", rep.Host.GpusError)
 	assert.Nil(t, rep.Host.Gpus)
 	assert.Nil(t, rep.Host.PR)
 }

@@ -47,6 +47,9 @@ type Spec struct {
 	// (DecideGate).
 	Gate    Gate
 	Outputs report.Outputs
+	// InfraFingerprints are the configuration's (every backend's); the
+	// run reads a file's output for those of its backend.
+	InfraFingerprints []config.InfraFingerprint
 
 	Getenv func(string) string
 	Env    []string // the children's environment; nil inherits ours
@@ -60,6 +63,9 @@ type Spec struct {
 	// GPUQueryTimeout bounds the GPU tool's listing of the GPUs; 0 is
 	// runner.GPUQueryTimeout.
 	GPUQueryTimeout time.Duration
+	// Preflight is the GPU preflight before the first test (GPU suites
+	// only; see preflightFunc).
+	Preflight PreflightSpec
 	// Proc is the proc file system the job's start is looked for in
 	// (jobstart.Source.Proc); "" looks only at MILES_CI_JOB_STARTED.
 	Proc string
@@ -130,7 +136,13 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if now == nil {
 		now = time.Now
 	}
+	var fps []runner.Fingerprint
+	for _, f := range config.InfraFingerprintsFor(s.InfraFingerprints, p.Backend) {
+		fps = append(fps, runner.Fingerprint{Name: f.Name, Pattern: f.Regexp})
+	}
+	var preflights []report.Preflight
 	rep := runner.Run(ctx, files, runner.Options{
+		Preflight:       preflightFunc(s, p, env, host, &preflights),
 		Root:            root,
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,
@@ -144,13 +156,15 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Log:             ghactions.NewLog(s.Out, s.Getenv),
 		Start:           s.Start,
 		Now:             now,
+		Fingerprints:    fps,
+		Host:            host.Name(),
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
-	doc.Host = host
+	doc.Host, doc.Preflights = host, preflights
 	if first, ok := rep.FirstStarted(); ok {
 		doc.FirstTestStarted = report.Stamp(first)
 	}
@@ -170,7 +184,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if reportErr != nil {
 		return Outcome{}, reportErr
 	}
-	out := Outcome{Interrupted: rep.Interrupted}
+	out := Outcome{Interrupted: rep.Interrupted, HostNotReady: rep.HostNotReady}
 	if !rep.Passed() {
 		out.Code = 1
 	}

@@ -126,3 +126,48 @@ func TestDecideGate(t *testing.T) {
 		})
 	}
 }
+
+// A GPU suite reads its files' output for the configuration's
+// fingerprints of its backend: a test that prints CUDA error 802 fails
+// with cause infra and that line in the JSON report on a cuda suite; a
+// rocm suite has no CUDA fingerprints, and the same failure is the test's.
+func TestRun_TheReportNamesAnInfraFailureWithItsLine(t *testing.T) {
+	const line = "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized"
+	for _, b := range []config.Backend{config.CUDA, config.ROCM} {
+		t.Run(string(b), func(t *testing.T) {
+			root := testutil.TempTree(t, map[string]string{"gpu.py": "echo 'Traceback (most recent call last):' >&2\necho '" + line + "' >&2\nexit 1\n"})
+			reportPath := filepath.Join(t.TempDir(), "r.json")
+			plan := gpuPlan("gpu.py")
+			plan.Backend = b
+			var out bytes.Buffer
+			got, err := Run(context.Background(), Spec{
+				Root: root, Plan: plan, Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
+				Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out,
+				InfraFingerprints: config.Default().InfraFingerprints,
+				Getenv:            func(k string) string { return map[string]string{"RUNNER_NAME": "h100-runner-7"}[k] },
+				Start:             (&testutil.Launcher{Shell: true}).Start,
+			})
+			require.NoError(t, err)
+			assert.Equal(t, Outcome{Code: 1}, got)
+			data, err := os.ReadFile(reportPath)
+			require.NoError(t, err)
+			doc, err := report.Parse(data)
+			require.NoError(t, err)
+			f := doc.Files[0]
+			a := f.AttemptsDetail[0]
+			if b == config.ROCM {
+				assert.Equal(t, report.CauseTest, f.Cause)
+				assert.Equal(t, report.CauseTest, a.Cause)
+				assert.Empty(t, a.CauseLine)
+				assert.NotContains(t, out.String(), "[CI Infra]")
+				return
+			}
+			assert.Equal(t, report.CauseInfra, f.Cause)
+			assert.Equal(t, report.CauseInfra, a.Cause)
+			assert.Equal(t, line, a.CauseLine)
+			assert.Equal(t, "cuda-802", a.Fingerprint)
+			assert.Contains(t, out.String(), "[CI Infra] gpu.py: cuda-802 matched: "+line+"\n")
+			assert.Contains(t, out.String(), "  gpu.py (exit code 1, infra: cuda-802)\n")
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
@@ -39,19 +40,16 @@ type stageBooking struct {
 	planned         bool
 }
 
-// gpuCount reads the GPUs of a runner from its labels (`8gpu`) or, failing
-// that, from the stage name (`stage-c-8-gpu-h100`).
-var gpuLabel = regexp.MustCompile(`^(\d+)-?gpus?$`)
+// gpuCount reads the GPUs of a runner from the suite (its gpus key or
+// runs_on label `8gpu`, config.Suite.GPUsNeeded) or, failing that, from
+// the stage name (`stage-c-8-gpu-h100`).
 var gpuName = regexp.MustCompile(`-(\d+)-gpu-`)
 
-func gpuCount(name string, runsOn []string) int {
-	for _, l := range runsOn {
-		if m := gpuLabel.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
+func gpuCount(s config.Suite) int {
+	if n := s.GPUsNeeded(); n > 0 {
+		return n
 	}
-	if m := gpuName.FindStringSubmatch(name); m != nil {
+	if m := gpuName.FindStringSubmatch(s.Name); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}
@@ -63,7 +61,7 @@ func bookings(stages []suite.StageMatrix) []stageBooking {
 	for i, s := range stages {
 		b := stageBooking{name: s.Suite.Name, runsOn: strings.Join(s.Suite.RunsOn, ","),
 			booked: len(s.Matrix.Include), roster: max(s.Suite.Shards, 1),
-			gpus: gpuCount(s.Suite.Name, s.Suite.RunsOn), planned: s.Plan != nil}
+			gpus: gpuCount(s.Suite), planned: s.Plan != nil}
 		if p := s.Plan; p != nil {
 			b.longestKnown = true
 			for _, e := range s.Matrix.Include {

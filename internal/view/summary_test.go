@@ -134,11 +134,11 @@ func TestStepSummary_HostileTextIsInert(t *testing.T) {
 	zero, one := 0, 1
 	for _, h := range hostile {
 		t.Run(h, func(t *testing.T) {
-			r := &report.Report{Suite: h, Backend: "cuda", Files: []report.File{
-				{File: h, Status: report.Fail, Attempts: 2, EstTime: 10, ExitCode: &one, Reason: h,
+			r := &report.Report{Suite: h, Backend: "cuda", Host: &report.Host{Runner: h, Hostname: h + "x"}, HostNotReady: true, Files: []report.File{
+				{File: h, Status: report.Fail, Attempts: 2, EstTime: 10, ExitCode: &one, Reason: h, Cause: report.CauseInfra,
 					AttemptsDetail: []report.Attempt{
 						{Attempt: 1, Status: report.Fail, ExitCode: &one, Reason: h},
-						{Attempt: 2, Status: report.Fail, ExitCode: &one, Reason: h}}},
+						{Attempt: 2, Status: report.Fail, ExitCode: &one, Reason: h, Cause: report.CauseInfra, CauseLine: h, Fingerprint: h}}},
 				{File: h + "2", Status: report.Pass, Attempts: 2, EstTime: 10, ExitCode: &zero,
 					AttemptsDetail: []report.Attempt{
 						{Attempt: 1, Status: report.Fail, ExitCode: &one, Reason: h},
@@ -149,6 +149,7 @@ func TestStepSummary_HostileTextIsInert(t *testing.T) {
 			assertInert(t, md, 5)
 			assert.Contains(t, md, "**Flaky 1 test(s)**", "the flaky list is there")
 			assert.Contains(t, md, "- Still failed: ", "the retry list is there")
+			assert.Contains(t, md, "**Infra failures on ", "the infra list is there")
 		})
 	}
 }
@@ -182,4 +183,38 @@ func TestStepSummaryAndShardMatrix_OrdinaryNamesUnchanged(t *testing.T) {
 		Suite:  config.Suite{Name: "stage-c-8-gpu-h100", Backend: config.CUDA, RunsOn: []string{"h100", "8gpu"}, Shards: 2},
 		Matrix: suite.Full(2)}})
 	assert.Contains(t, md, "| `stage-c-8-gpu-h100` | h100,8gpu | 2 / 2 | - | - |\n")
+}
+
+// A run with an infra failure names its cause in the table and the flaky
+// list, then lists the infra failures under the host they happened on,
+// and names the command that finds the host's other runs.
+func TestStepSummary_InfraFailuresNameTheHost(t *testing.T) {
+	zero, one := 0, 1
+	const line = "RuntimeError: ... Error 802: system not yet initialized"
+	infra := report.Attempt{Attempt: 1, Status: report.Fail, Elapsed: 5, ExitCode: &one, Reason: "exit code 1",
+		Cause: report.CauseInfra, CauseLine: line, Fingerprint: "cuda-802"}
+	r := &report.Report{Suite: "stage-x", Backend: "cuda", Elapsed: 1, HostNotReady: true,
+		Host: &report.Host{Runner: "h100-runner-7", Hostname: "novita-host2"}, Files: []report.File{
+			{File: "flaky.py", Status: report.Pass, Attempts: 2, Elapsed: 8, EstTime: 10, ExitCode: &zero,
+				AttemptsDetail: []report.Attempt{infra, {Attempt: 2, Status: report.Pass, Elapsed: 3, ExitCode: &zero}}},
+			{File: "broken.py", Status: report.Fail, Attempts: 1, Elapsed: 5, EstTime: 10, ExitCode: &one,
+				Reason: "exit code 1", Cause: report.CauseInfra, AttemptsDetail: []report.Attempt{infra}},
+			{File: "later.py", Status: report.NotRun, EstTime: 10, Reason: "not run: host not ready"},
+		}}
+	r.Finish()
+	assert.Equal(t, "### CUDA stage-x on h100-runner-7 (novita-host2): 1/3 passed (1 flaky)\n\n"+
+		"**Host not ready:** the GPU preflight stopped the run, so the tests not run here say nothing about the code; another runner may pass\n\n"+
+		"| File | Status | Attempts | Elapsed / est. | Exit code or timeout |\n"+
+		"|---|---|---:|---:|---|\n"+
+		"| `flaky.py` | FLAKY (passed on attempt 2) | 2 | 8s / 10s |  |\n"+
+		"| `broken.py` | FAIL | 1 | 5s / 10s | exit code 1, infra: cuda-802 |\n"+
+		"| `later.py` | NOT RUN | 0 | 0s / 10s | not run: host not ready |\n"+
+		"\n**Flaky 1 test(s)** (failed, then passed on a later attempt):\n"+
+		"- `flaky.py`: passed on attempt 2; attempt 1: exit code 1, infra: cuda-802\n"+
+		"\n**Retried 1 test(s):**\n- Passed on retry: flaky.py\n\n"+
+		"**Infra failures on h100-runner-7 (novita-host2):** an output line matched an infra fingerprint: the host is to blame, not the code.\n"+
+		"- `flaky.py` attempt 1: cuda-802 matched `"+line+"`\n"+
+		"- `broken.py` attempt 1: cuda-802 matched `"+line+"`\n"+
+		""+
+		"\nTo see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n", StepSummary(r))
 }

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/report"
+)
+
+// preflightRun runs the report suite (two files, on a 2gpu runner) with
+// the fake GPU tools of testdata/gpu first on PATH (gpuDir "" leaves them
+// out), fake (FAKE_GPU_*=...) in their environment, and returns the exit
+// status, stdout, stderr and the JSON report.
+func preflightRun(t *testing.T, gpuDir string, env map[string]string, fake []string, args ...string) (int, string, string, *report.Report, string) {
+	t.Helper()
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""), "tests/e2e/test_b.py": gpuTest("b", "")})
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	if env == nil {
+		env = map[string]string{}
+	}
+	env["PATH"] = gpuDir
+	f, out, errOut := shellFactory(root, env)
+	f.Environ = func() []string { return append(os.Environ(), fake...) }
+	code := Main(append([]string{"--root", root}, runArgs(append([]string{"--json-report", jsonPath}, args...)...)...), f)
+	rep, err := report.Read(jsonPath)
+	require.NoError(t, err, errOut.String())
+	return code, out.String(), errOut.String(), rep, root
+}
+
+func fakeGPUDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../../testdata/gpu")
+	require.NoError(t, err)
+	return dir
+}
+
+func TestRun_AHostThatIsNotReadyRunsNoTestAndExits75(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, stdout, stderr, rep, root := preflightRun(t, fakeGPUDir(t),
+		map[string]string{"GITHUB_ACTIONS": "true", "RUNNER_NAME": "h200-runner-3", "GITHUB_STEP_SUMMARY": summary},
+		[]string{"FAKE_GPU_MODE=fail"}, "--preflight-timeout", "300ms")
+	require.Equal(t, exitHostNotReady, code, stderr)
+	assert.Nil(t, ranLog(t, root), "no test ran")
+	host, _ := os.Hostname()
+	assert.Contains(t, stdout, "::error title=GPU preflight%3A host not ready::host not ready on h200-runner-3 ("+host+"): "+
+		"not ready within 300ms: nvidia-smi exited with status 255; nvidia-smi said: Failed to initialize NVML: Unknown Error.")
+	assert.Regexp(t, `\[CI Preflight\] host not ready on h200-runner-3 .*\(1 try, \d+\.\ds\); no further test runs here\n`, stdout)
+	assert.True(t, rep.HostNotReady)
+	require.Len(t, rep.Preflights, 1)
+	pf := rep.Preflights[0]
+	assert.Equal(t, report.PreflightNotReady, pf.Status)
+	assert.Equal(t, "start", pf.When)
+	assert.Equal(t, 2, pf.GpusNeeded, "runs_on [h200, 2gpu]")
+	assert.Equal(t, "Failed to initialize NVML: Unknown Error", pf.LastWords)
+	for _, f := range rep.Files {
+		assert.Equal(t, report.NotRun, f.Status)
+		assert.Equal(t, "not run: host not ready", f.Reason)
+	}
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "**Host not ready:** not ready within 300ms: nvidia-smi exited with status 255 (preflight start, 1 try, ")
+}
+
+func TestRun_AReadyHostLogsOneLineAndRunsTheTests(t *testing.T) {
+	code, stdout, stderr, rep, root := preflightRun(t, fakeGPUDir(t), map[string]string{"RUNNER_NAME": "h200-runner-3"}, nil)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"a", "b"}, ranLog(t, root))
+	assert.Regexp(t, `(?m)^\[CI Preflight\] ready: 8 GPUs \(NVIDIA H100 80GB HBM3\) on h200-runner-3 \(.*\), 1 try, \d+\.\ds$`, stdout)
+	require.Len(t, rep.Preflights, 1)
+	assert.Equal(t, report.PreflightReady, rep.Preflights[0].Status)
+	assert.False(t, rep.HostNotReady)
+}
+
+func TestRun_AForeignProcessIsAWarningByDefault(t *testing.T) {
+	code, stdout, stderr, rep, _ := preflightRun(t, fakeGPUDir(t), map[string]string{"GITHUB_ACTIONS": "true"},
+		[]string{"FAKE_GPU_FOREIGN=4242,python3,30512"})
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "::warning title=GPU preflight::process 4242 (python3) holds 30512 MiB on GPU GPU-fake-0 on ")
+	assert.Equal(t, []report.ForeignProcess{{PID: 4242, Name: "python3", GPU: "GPU-fake-0", UsedMiB: 30512}}, rep.Preflights[0].Foreign)
+}
+
+// Without a GPU tool on PATH the preflight is skipped and the run's output
+// is what it was before the preflight: nothing is added.
+func TestRun_WithoutAGPUToolThePreflightAddsNoOutput(t *testing.T) {
+	elapsed := regexp.MustCompile(`(elapsed=|Time elapsed: )[0-9.]+`)
+	code, with, stderrWith, rep, rootWith := preflightRun(t, t.TempDir(), nil, nil)
+	require.Equal(t, 0, code, stderrWith)
+	code, without, stderrWithout, _, rootWithout := preflightRun(t, t.TempDir(), nil, nil, "--no-preflight")
+	require.Equal(t, 0, code, stderrWithout)
+	norm := func(s, root string) string {
+		return elapsed.ReplaceAllString(strings.ReplaceAll(s, root, "ROOT"), "${1}X")
+	}
+	assert.Equal(t, norm(without, rootWithout), norm(with, rootWith))
+	assert.Equal(t, stderrWithout, stderrWith)
+	require.Len(t, rep.Preflights, 1, "the report still says why nothing was checked")
+	assert.Equal(t, report.PreflightSkipped, rep.Preflights[0].Status)
+	assert.Equal(t, "nvidia-smi not found on PATH", rep.Preflights[0].Reason)
+}
+
+func TestRun_NoPreflightAndListOnlyAskNoGPUTool(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	code, _, stderr, rep, _ := preflightRun(t, fakeGPUDir(t), nil, []string{"FAKE_GPU_PIDFILE=" + pids, "FAKE_GPU_MODE=fail"}, "--no-preflight")
+	require.Equal(t, 0, code, stderr)
+	assert.Nil(t, rep.Preflights)
+	// The host's own GPU query (one call) still runs; no preflight call does.
+	data, _ := os.ReadFile(pids)
+	assert.Len(t, regexp.MustCompile(`\d+`).FindAllString(string(data), -1), 1)
+
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", "")})
+	f, out, errOut := shellFactory(root, map[string]string{"PATH": fakeGPUDir(t)})
+	f.Environ = func() []string { return append(os.Environ(), "FAKE_GPU_PIDFILE="+pids+".list") }
+	require.Equal(t, 0, Main(append([]string{"--root", root}, runArgs("--list-only")...), f), errOut.String())
+	assert.NotContains(t, out.String(), "[CI Preflight]")
+	assert.NoFileExists(t, pids+".list")
+}
+
+func TestRun_PreflightFlagsAreChecked(t *testing.T) {
+	for args, msg := range map[string][]string{
+		"error: --preflight-timeout must be positive, as 120s or 2m, got 0s\n":                        {"--preflight-timeout", "0"},
+		"error: --preflight-timeout must be positive, as 120s or 2m, got -1s\n":                       {"--preflight-timeout=-1s"},
+		"error: --no-preflight turns the preflight off; it cannot be used with --preflight-timeout\n": {"--no-preflight", "--preflight-timeout", "1m"},
+	} {
+		code, _, stderr := miles(t, t.TempDir(), nil, runArgs(msg...)...)
+		assert.Equal(t, exitUsage, code, msg)
+		assert.Contains(t, stderr, args)
+	}
+}
+
+// The report's preflight keys are documented in `miles-ci help reports`.
+func TestRun_PreflightKeysAreDocumented(t *testing.T) {
+	_, _, _, rep, _ := preflightRun(t, fakeGPUDir(t), nil, []string{"FAKE_GPU_FOREIGN=1,x,1"})
+	data, err := json.Marshal(rep.Preflights[0])
+	require.NoError(t, err)
+	var keys map[string]any
+	require.NoError(t, json.Unmarshal(data, &keys))
+	code, doc, stderr := miles(t, t.TempDir(), nil, "help", "reports")
+	require.Equal(t, 0, code, stderr)
+	for k := range keys {
+		assert.Contains(t, doc, `"`+k+`"`, "help reports does not document the preflight key %q", k)
+	}
+	for _, k := range []string{"preflights", "host_not_ready", "pid", "used_mib"} {
+		assert.Contains(t, doc, `"`+k+`"`)
+	}
+}

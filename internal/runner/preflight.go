@@ -1,0 +1,167 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/radixark/miles-ci/internal/report"
+)
+
+// The preflight's defaults: Miles' own wait loop asked `nvidia-smi -L` 60
+// times, 2 s apart, about 120 s in all.
+const (
+	PreflightTimeout      = 120 * time.Second
+	PreflightInterval     = 2 * time.Second
+	PreflightQueryTimeout = GPUQueryTimeout
+)
+
+// Preflight checks, before a GPU test runs, that the host can run one: the
+// GPU tool answers, lists at least the GPUs the suite needs, and no
+// process of another job holds GPU memory. A tool that fails (the CUDA
+// "system not yet initialized" of a driver still tearing down the last
+// job's context) or hangs is asked again every Interval until Timeout has
+// passed; each call is bounded by QueryTimeout and its process group killed
+// past it, so a hung tool costs its bound, never the job.
+type Preflight struct {
+	Backend string // "cuda" or "rocm" (see findGPUTool); any other is skipped
+	// Path is the PATH the tool is looked for in; Env the tool's
+	// environment (nil: ours).
+	Path string
+	Env  []string
+	// Timeout bounds the whole check, Interval is the pause between tries
+	// and QueryTimeout bounds one call of the tool; 0 selects the default.
+	Timeout      time.Duration
+	Interval     time.Duration
+	QueryTimeout time.Duration
+	// GPUsNeeded is the count the suite needs (0: none checked). Fewer
+	// GPUs listed is not ready at once: GPUs do not appear by waiting.
+	GPUsNeeded int
+	// FailOnForeign makes a process of another job holding GPU memory
+	// keep the host not ready (it may still be exiting, so the check tries
+	// again until Timeout); otherwise such processes are only recorded.
+	FailOnForeign bool
+
+	Now   func() time.Time                                 // nil: time.Now
+	Sleep func(ctx context.Context, d time.Duration) error // nil: a timer that ctx ends
+}
+
+// Check runs the preflight; when is recorded as report.Preflight.When. Every
+// field of the result is filled. A tool not on Path is PreflightSkipped and
+// costs nothing: the run goes on as it would without a preflight.
+// Cancelling ctx ends the check at once, not ready, reason "interrupted".
+func (p Preflight) Check(ctx context.Context, when string) report.Preflight {
+	pf, _ := p.CheckGPUs(ctx, when)
+	return pf
+}
+
+// CheckGPUs is Check, also returning the GPUs the tool listed on the try
+// that found the host ready (nil otherwise): what the log names, and a
+// host record the first query could not fill.
+func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight, []report.GPU) {
+	p.defaults()
+	start := p.Now()
+	pf := report.Preflight{When: when, GpusNeeded: p.GPUsNeeded, Foreign: []report.ForeignProcess{}}
+	tool, bin, ok := findGPUTool(p.Backend, p.Path)
+	pf.Tool = tool.name
+	if !ok {
+		pf.Status = report.PreflightSkipped
+		pf.Reason = "no GPU tool to ask"
+		if tool.name != "" {
+			pf.Reason = notFound(p.Backend)
+		}
+		return pf, nil
+	}
+	deadline := start.Add(p.Timeout)
+	finish := func(status report.PreflightStatus, reason string) {
+		pf.Status, pf.Reason = status, reason
+		pf.Elapsed = report.Seconds(p.Now().Sub(start).Seconds())
+	}
+	for {
+		pf.Tries++
+		gpus, failure, said := p.try(ctx, tool, bin, deadline, &pf)
+		switch {
+		case ctx.Err() != nil:
+			finish(report.PreflightNotReady, "interrupted")
+			return pf, nil
+		case failure == "":
+			finish(report.PreflightReady, "")
+			return pf, gpus
+		case failure == errTooFewGPUs:
+			finish(report.PreflightNotReady, fmt.Sprintf("%s listed %d GPU(s); the suite needs %d", tool.name, pf.GpusFound, p.GPUsNeeded))
+			return pf, nil
+		}
+		pf.LastWords = said
+		if p.Now().Add(p.Interval).After(deadline) {
+			finish(report.PreflightNotReady, fmt.Sprintf("not ready within %s: %s", p.Timeout, failure))
+			return pf, nil
+		}
+		if p.Sleep(ctx, p.Interval) != nil {
+			finish(report.PreflightNotReady, "interrupted")
+			return pf, nil
+		}
+	}
+}
+
+// errTooFewGPUs is try's failure when the tool listed fewer GPUs than
+// needed.
+const errTooFewGPUs = "too few GPUs"
+
+// try asks the tool once: for the GPUs, then, when it can say and the
+// count is enough, for the processes holding GPU memory (into pf.Foreign).
+// failure is "" when the host is ready.
+func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline time.Time, pf *report.Preflight) (gpus []report.GPU, failure, said string) {
+	bound := func() time.Duration {
+		// No call runs past the check's deadline, but each gets a moment.
+		return max(min(p.QueryTimeout, deadline.Sub(p.Now())), 100*time.Millisecond)
+	}
+	pf.GpusFound = 0
+	out, failure, said := tool.ask(ctx, bin, tool.args, p.Env, bound())
+	if failure != "" {
+		return nil, failure, said
+	}
+	gpus, err := tool.parse(out)
+	if err != nil {
+		return nil, fmt.Sprintf("%s output not understood: %v", tool.name, err), lastWords(out)
+	}
+	pf.GpusFound = len(gpus)
+	if p.GPUsNeeded > 0 && len(gpus) < p.GPUsNeeded {
+		return nil, errTooFewGPUs, ""
+	}
+	if tool.procArgs == nil {
+		return gpus, "", ""
+	}
+	out, failure, said = tool.ask(ctx, bin, tool.procArgs, p.Env, bound())
+	if failure != "" {
+		return nil, failure, said
+	}
+	procs, err := tool.parseProcs(out)
+	if err != nil {
+		return nil, fmt.Sprintf("%s process list not understood: %v", tool.name, err), lastWords(out)
+	}
+	// Before the first test every process on a GPU is another job's, and
+	// after a failed attempt this run's children are already reaped.
+	pf.Foreign = append(pf.Foreign[:0], procs...)
+	if p.FailOnForeign && len(procs) > 0 {
+		return nil, fmt.Sprintf("%d process(es) of another job hold GPU memory", len(procs)), ""
+	}
+	return gpus, "", ""
+}
+
+func (p *Preflight) defaults() {
+	if p.Timeout <= 0 {
+		p.Timeout = PreflightTimeout
+	}
+	if p.Interval <= 0 {
+		p.Interval = PreflightInterval
+	}
+	if p.QueryTimeout <= 0 {
+		p.QueryTimeout = PreflightQueryTimeout
+	}
+	if p.Now == nil {
+		p.Now = time.Now
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleep
+	}
+}

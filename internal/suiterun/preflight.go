@@ -1,0 +1,104 @@
+package suiterun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/runner"
+	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
+	"github.com/radixark/miles-ci/internal/view"
+)
+
+// PreflightSpec is the GPU preflight of a run: the configuration's
+// section, with --preflight-timeout already applied, or Off
+// (--no-preflight).
+type PreflightSpec struct {
+	Off    bool
+	Config config.Preflight
+	// Sleep waits between tries; nil is a timer that ctx ends (tests
+	// replace it).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// preflightFunc returns the runner's Options.Preflight of a run of plan
+// p, or nil when the run has none (a CPU suite, --no-preflight). Each
+// check is appended to *into and logged to s.Out: one line when it ran,
+// nothing when no GPU tool was there to ask (the run then goes on as it
+// would without a preflight, its output unchanged); a host found not ready
+// is also an error annotation naming it, and a process of another job
+// holding GPU memory a warning. A ready check whose tool listed the GPUs
+// fills a host the first query left without them.
+func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into *[]report.Preflight) func(context.Context, string) bool {
+	if p.Backend == config.CPU || s.Preflight.Off {
+		return nil
+	}
+	c := s.Preflight.Config
+	check := runner.Preflight{
+		Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env,
+		Timeout: c.Timeout, Interval: c.Interval, QueryTimeout: c.QueryTimeout,
+		GPUsNeeded: p.Suite.GPUsNeeded(), FailOnForeign: c.ForeignProcesses == config.ForeignFail,
+		Now: s.Now, Sleep: s.Preflight.Sleep,
+	}
+	actions := s.Getenv("GITHUB_ACTIONS") == "true"
+	return func(ctx context.Context, when string) bool {
+		pf, gpus := check.CheckGPUs(ctx, when)
+		*into = append(*into, pf)
+		if gpus != nil && host.Gpus == nil && host.GpuTool == pf.Tool {
+			host.Gpus, host.GpusError = gpus, ""
+		}
+		logPreflight(s.Out, actions, host, pf, gpus)
+		return pf.Status != report.PreflightNotReady
+	}
+}
+
+// logPreflight writes what a preflight found (see preflightFunc); the
+// annotations only where GitHub Actions reads them.
+func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Preflight, gpus []report.GPU) {
+	on := view.OnHost(host)
+	took := fmt.Sprintf("%s, %.1fs", textfmt.CountNoun(pf.Tries, "try", "tries"), pf.Elapsed)
+	for _, fp := range pf.Foreign {
+		msg := fmt.Sprintf("process %d (%s) holds %d MiB on GPU %s%s; it is not this run's (an earlier job's, still running or orphaned)",
+			fp.PID, fp.Name, fp.UsedMiB, fp.GPU, on)
+		fmt.Fprintln(w, textfmt.OneLine("[CI Preflight] warning: "+msg))
+		if actions {
+			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelWarning, Title: "GPU preflight", Message: msg}.String())
+		}
+	}
+	switch pf.Status {
+	case report.PreflightReady:
+		line := fmt.Sprintf("[CI Preflight] ready: %s", textfmt.CountNoun(pf.GpusFound, "GPU"))
+		if names := gpuNames(gpus); names != "" {
+			line += " (" + names + ")"
+		}
+		fmt.Fprintln(w, textfmt.OneLine(line+on+", "+took))
+	case report.PreflightNotReady:
+		msg := fmt.Sprintf("host not ready%s: %s", on, pf.Reason)
+		if pf.LastWords != "" {
+			msg += "; " + pf.Tool + " said: " + pf.LastWords
+		}
+		fmt.Fprintln(w, textfmt.OneLine("[CI Preflight] "+msg+" ("+took+"); no further test runs here"))
+		if actions {
+			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelError, Title: "GPU preflight: host not ready",
+				Message: msg + ". No further test ran on this host; the tests not run say nothing about the code."}.String())
+		}
+	}
+}
+
+// gpuNames names the GPUs listed, each distinct name once, in order.
+func gpuNames(gpus []report.GPU) string {
+	var names []string
+	for _, g := range gpus {
+		if g.Name != "" && !slices.Contains(names, g.Name) {
+			names = append(names, g.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
