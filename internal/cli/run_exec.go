@@ -57,7 +57,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
 		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
-		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
+		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
 	})
 	switch {
 	case err != nil:

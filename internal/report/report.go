@@ -14,6 +14,7 @@
 //	 "host": Host (a run) | "hosts": [Host] (a merge),
 //	 "preflights": [Preflight] (a GPU run that checked its host),
 //	 "host_not_ready": true (only when a preflight stopped the run),
+//	 "first_test_started": RFC 3339 UTC | "", "job_started": RFC 3339 UTC | "",
 //	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
 //	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
@@ -33,7 +34,7 @@
 // written before them) is read as before, but cannot be checked against
 // the job or the split it should belong to. "host", "preflights",
 // "host_not_ready" and the causes came the same way: a reader of an older
-// report finds them empty.
+// report finds them empty; so did "first_test_started" and "job_started".
 package report
 
 import (
@@ -46,6 +47,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pyfmt"
@@ -105,8 +107,17 @@ type Report struct {
 	// HostNotReady is set when a preflight found the host not ready and
 	// the run stopped there: the files left are NOT RUN with the reason
 	// "not run: host not ready".
-	HostNotReady bool   `json:"host_not_ready,omitempty"`
-	Files        []File `json:"files"`
+	HostNotReady bool `json:"host_not_ready,omitempty"`
+
+	// FirstTestStarted is when the run's first test started (Stamp); ""
+	// when no test ran, and on a merge (its shards' jobs each have one).
+	// JobStarted is when the job running it started, as far as the run
+	// could tell (package jobstart), "" when it could not: together they
+	// measure the setup of a shard's job (see SetupSeconds).
+	FirstTestStarted string `json:"first_test_started"`
+	JobStarted       string `json:"job_started"`
+
+	Files []File `json:"files"`
 
 	// path is the file the report was read from, for messages.
 	path string
@@ -217,6 +228,22 @@ func (e *EstTime) UnmarshalJSON(data []byte) error {
 	}
 	*e = EstTime(v)
 	return nil
+}
+
+// Stamp writes a time as a report holds one: RFC 3339 in UTC, to the
+// millisecond ("2026-12-02T08:23:59.123Z").
+func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// SetupSeconds is the setup of the run's job: the seconds from its start to
+// the first test's (see JobStarted), to the millisecond, and whether the
+// report knows both and they are in that order.
+func SetupSeconds(r *Report) (float64, bool) {
+	job, err1 := time.Parse(time.RFC3339Nano, r.JobStarted)
+	first, err2 := time.Parse(time.RFC3339Nano, r.FirstTestStarted)
+	if err1 != nil || err2 != nil || first.Before(job) {
+		return 0, false
+	}
+	return Seconds(first.Sub(job).Seconds()), true
 }
 
 // Seconds rounds a duration in seconds to milliseconds, the precision of
