@@ -516,3 +516,14 @@ func TestHistory_AStoreThatNeverAnswersCostsItsBound(t *testing.T) {
 	assert.Contains(t, errOut, "warning: history: the store MILES_CI_HISTORY_URL names failed (connect: ")
 	assert.NotContains(t, errOut, dir)
 }
+
+// The store's URL is a secret: the tests a run starts do not see it.
+func TestHistory_TheTestsDoNotSeeTheURL(t *testing.T) {
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", `echo "url=[$MILES_CI_HISTORY_URL]"`)})
+	cmd := milesCommand(t, root, map[string]string{envHistoryURL: "postgresql://u:pw@/db?host=" + t.TempDir()},
+		historyRunArgs(root, 0, 1, filepath.Join(t.TempDir(), "r.json"))...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "url=[]\n")
+	assert.NotContains(t, string(out), "pw@")
+}
