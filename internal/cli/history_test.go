@@ -21,6 +21,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // historyRepo is a repository of the report suite: six files that pass,
@@ -526,4 +527,15 @@ func TestHistory_TheTestsDoNotSeeTheURL(t *testing.T) {
 	require.NoError(t, err, string(out))
 	assert.Contains(t, string(out), "url=[]\n")
 	assert.NotContains(t, string(out), "pw@")
+}
+
+// A command timings apply suggests names the variable, never the URL.
+func TestTimingsApply_ASuggestedCommandNeverPrintsTheURL(t *testing.T) {
+	f, _, _ := suitesFactory(".", nil)
+	opts := &TimingsApplyOptions{From: "postgresql://u:hunter2@db.example/history", Threshold: applyDefaultThreshold,
+		MinRuns: applyDefaultMinRuns, TimeoutPerFile: applyDefaultTimeout, Quantile: "0.9",
+		historyFilterFlags: historyFilterFlags{Last: 20}}
+	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from "$MILES_CI_HISTORY_URL"`, opts.command(f, timings.Write))
+	opts.From, opts.Inputs = "reports/", []string{"-odd.json"}
+	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from reports/ --check -- -odd.json`, opts.command(f, timings.Check))
 }
