@@ -59,6 +59,14 @@ func SystemFactory() *Factory {
 	}
 }
 
+// now is the time by the Factory's clock (time.Now when it has none).
+func (f *Factory) now() time.Time {
+	if f.Now == nil {
+		return time.Now()
+	}
+	return f.Now()
+}
+
 // environ is the children's environment (see Environ).
 func (f *Factory) environ() []string {
 	if f.Environ == nil {

@@ -92,7 +92,7 @@ func TestRun_HostKeysAreDocumented(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	assert.Len(t, keys, 12+5)
+	assert.Len(t, keys, 14+5)
 	for _, k := range append(keys, "host", "hosts") {
 		assert.True(t, strings.Contains(doc, `"`+k+`"`), "help reports does not document the key %q", k)
 	}

@@ -58,6 +58,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdPartition(f, nil),
 		NewCmdConfig(f, nil),
 		NewCmdTimings(f, nil),
+		NewCmdHistory(f),
 		NewCmdReport(f),
 		NewCmdLint(f, nil),
 	)

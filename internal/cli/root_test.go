@@ -177,7 +177,7 @@ func TestMain_UsageAndUnknownSuiteMessagesSayTheNextStep(t *testing.T) {
 		{[]string{"timings", "merge"}, exitUsage,
 			"error: no input file given; expected the timings files the shards wrote with run --timings-out\nRun 'miles-ci timings merge --help' for usage.\n"},
 		{[]string{"timings", "apply", "--check"}, exitUsage,
-			"error: no input file given; expected one or more timings files, as run --timings-out or timings merge writes them\nRun 'miles-ci timings apply --help' for usage.\n"},
+			"error: no input file given; expected one or more timings files, as run --timings-out or timings merge writes them, or --from a history\nRun 'miles-ci timings apply --help' for usage.\n"},
 		{[]string{"report", "merge"}, exitUsage,
 			"error: no input file given; expected the reports the shards wrote with run --json-report\nRun 'miles-ci report merge --help' for usage.\n"},
 		// The first line is the Python runner's, byte for byte.

@@ -50,6 +50,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 				return cmd.Help()
 			}
 			opts.extras = extras
+			opts.historySet = cmd.Flags().Changed("history")
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -86,6 +87,8 @@ nightly gate do not apply, and a disabled file is refused.`,
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
 	// An empty digest checks nothing: a matrix of every shard carries none.
 	flagkind.EmptyOK(flagkind.String(fs, &opts.ExpectPlan, "expect-plan", "", "stop with exit status 4 unless the stage plan is `DIGEST`, the plan policy --shard-matrix gave this shard (\"\" checks nothing)", flagkind.Text))
+	// An empty URL is what a fork's pull request passes for a secret.
+	flagkind.EmptyOK(flagkind.String(fs, &opts.History, "history", "", "write each file's attempts to the run history in the PostgreSQL database at `URL` as the file finishes (default: $"+envHistoryURL+"; \"\" writes none; see miles-ci help history)", flagkind.Text))
 	flagkind.String(fs, &opts.RerunFailed, "rerun-failed", "", "run only the tests that did not pass in `REPORT` (an earlier --json-report of this GPU suite and shard), whichever shard they are in today", flagkind.Path, "json")
 	return cmd
 }

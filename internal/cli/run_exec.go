@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/suiterun"
 )
@@ -41,12 +43,67 @@ func (o *RunOptions) decideGate(f *Factory, b config.Backend, suite string) (sui
 	return gate, err
 }
 
+// envHistoryURL names the run history's database when --history is not
+// given: a workflow passes the secret there (`MILES_CI_HISTORY_URL: ${{
+// secrets.MILES_CI_HISTORY_URL }}`), which is empty in a fork's pull
+// request.
+const envHistoryURL = "MILES_CI_HISTORY_URL"
+
+// historyRecorder decides where a GPU run writes its history: --history
+// when given, else MILES_CI_HISTORY_URL. No store at all (neither given)
+// is silent: the run history is not configured. A store given empty is
+// what a fork's pull request gets for a secret: one note says that
+// nothing is written, and the run goes on.
+func (o *RunOptions) historyRecorder(f *Factory) (*history.Recorder, error) {
+	url, where, given := o.History, "--history", o.historySet
+	if !given {
+		where = envHistoryURL
+		if f.LookupEnv != nil {
+			url, given = f.LookupEnv(envHistoryURL)
+		} else if f.Getenv != nil {
+			url = f.Getenv(envHistoryURL)
+			given = url != ""
+		}
+	}
+	switch {
+	case !given:
+		return nil, nil
+	case url == "":
+		_, err := fmt.Fprintf(f.Out, "history: no store given (%s is empty, as a secret is in a fork's pull request); nothing written\n", where)
+		return nil, err
+	}
+	if _, err := fmt.Fprintf(f.Out, "history: each file's attempts are written to the store %s names as the file finishes\n", where); err != nil {
+		return nil, err
+	}
+	return &history.Recorder{URL: url, Where: where, Warn: f.ErrOut}, nil
+}
+
+// childEnv is the tests' environment: env (nil: this process's) less
+// MILES_CI_HISTORY_URL, a secret the tests have no use for; nil, as
+// before, when there is nothing to take out of this process's.
+func childEnv(env []string) []string {
+	inherit := env == nil
+	if inherit {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, envHistoryURL+"=") {
+			out = append(out, kv)
+		}
+	}
+	if inherit && len(out) == len(env) {
+		return nil
+	}
+	return out
+}
+
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed, with its gate decided; see package suiterun) and returns nil
 // when every file passed, an *ExitError otherwise: pytest's status for a
 // CPU suite, 1 for a failed GPU suite, exitHostNotReady when a preflight
 // stopped it, 128 + the signal after an interrupt.
-func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) error {
+func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -54,10 +111,17 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
 		pre.Config.Timeout = opts.PreflightTimeout
 	}
+	var rec *history.Recorder
+	if p.Backend != config.CPU {
+		if rec, err = opts.historyRecorder(f); err != nil {
+			return err
+		}
+	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
 		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
-		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
+		Getenv: f.Getenv, Env: childEnv(f.environ()), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
+		History: rec,
 	})
 	switch {
 	case err != nil:

@@ -41,6 +41,10 @@ type RunOptions struct {
 	NoPreflight      bool
 	PreflightTimeout time.Duration
 	preflightTimeout *pflag.Flag
+	// History is --history: the URL of the run history's database; see
+	// historyRecorder for when it is taken from the environment.
+	History    string
+	historySet bool
 
 	// Which of the two partition flags were given, and the size as typed
 	// (argv parsing only).

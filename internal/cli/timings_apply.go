@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/timings"
@@ -28,6 +30,13 @@ type TimingsApplyOptions struct {
 	Check          bool
 	Diff           bool
 	TimeoutPerFile int
+	// From is --from: a history (a directory of run reports or a
+	// PostgreSQL URL) whose passed attempts are measurements too, narrowed
+	// by the filter flags; Quantile the figure of a file's runs ("" the
+	// median).
+	From string
+	historyFilterFlags
+	Quantile string
 }
 
 // The defaults of timings apply's flags, which a suggested command leaves
@@ -42,11 +51,13 @@ const (
 func newCmdTimingsApply(f *Factory) *cobra.Command {
 	opts := &TimingsApplyOptions{}
 	cmd := &cobra.Command{
-		Use:   "apply FILE... [--suite S | --hw HW] [--check | --diff]",
+		Use:   "apply {FILE... | --from DIR|URL} [--suite S | --hw HW] [--quantile Q] [--check | --diff]",
 		Short: "Rewrite the est_time of register calls from measured timings",
 		Long: `Rewrite the est_time literal of each measured test file's register call
-from the timings files of one or more runs (see "miles-ci help reports"). The
-figure of a file is the median of its runs; a file measured in fewer than
+from the timings files of one or more runs (see "miles-ci help reports"), or
+from the run history with --from (see "miles-ci help history"). The figure of
+a file is the median of its runs, or their --quantile (0.9 keeps a file's
+p90 within the time limit its est_time earns); a file measured in fewer than
 --min-runs runs is left alone. A value changes when the measured time is off
 by more than both parts of --threshold, and becomes the measured time rounded
 up to two significant digits. Only the literal changes; every other byte of the
@@ -57,11 +68,17 @@ files below the root are written. --check changes nothing and exits 1
 listing each drifted call; --diff prints a unified diff and changes nothing.`,
 		Example: `  miles-ci timings apply timings.json
   miles-ci timings apply --hw cuda --min-runs 3 run1.json run2.json run3.json
-  miles-ci timings apply --check nightly/*.json`,
-		Args: needInputs("one or more timings files, as run --timings-out or timings merge writes them"),
+  miles-ci timings apply --check nightly/*.json
+  miles-ci timings apply --from reports/ --quantile 0.9 --last 20`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.From != "" {
+				return nil
+			}
+			return needInputs("one or more timings files, as run --timings-out or timings merge writes them, or --from a history")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			return timingsApplyRun(f, opts)
+			return timingsApplyRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -77,6 +94,9 @@ listing each drifted call; --diff prints a unified diff and changes nothing.`,
 	flagkind.Set(fl.VarPF(intValue{&opts.TimeoutPerFile}, "timeout-per-file", "", "the runs' per-file time limit in `SECONDS`, for the 80% warning"), flagkind.Number)
 	opts.TimeoutPerFile = applyDefaultTimeout
 	fl.Lookup("timeout-per-file").DefValue = strconv.Itoa(applyDefaultTimeout)
+	flagkind.String(fl, &opts.From, "from", "", "also measure the passed attempts of the run history at `DIR|URL` (a directory of run reports or a PostgreSQL URL)", flagkind.Text)
+	opts.historyFilterFlags.bind(fl, false)
+	flagkind.String(fl, &opts.Quantile, "quantile", "", "the figure of a file's runs: a quantile `Q` above 0 and at most 1, or pNN (default 0.5, the median)", flagkind.Text)
 	fl.BoolVar(&opts.Check, "check", false, "change nothing; exit 1 listing each drifted est_time")
 	fl.BoolVar(&opts.Diff, "diff", false, "print a unified diff of the changes instead of writing them")
 	return cmd
@@ -99,10 +119,23 @@ func (v intValue) Set(s string) error {
 // timingsApplyRun is the edges of timings apply: it reads the timings
 // files, the registry's file list and each measured file, prints what
 // package timings decides, and writes the files it changes.
-func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
+func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions) error {
 	th, err := timings.ParseThreshold(opts.Threshold)
 	if err != nil {
 		return usageErrorf("--threshold: %v", err)
+	}
+	var q float64
+	if opts.Quantile != "" {
+		if q, err = timings.ParseQuantile(opts.Quantile); err != nil {
+			return usageErrorf("--quantile: %v", err)
+		}
+	}
+	filter, err := opts.filter(f.now())
+	if err != nil {
+		return err
+	}
+	if opts.From == "" && (opts.Cadence != "" || opts.Last > 0 || opts.Days > 0) {
+		return usageErrorf("--cadence, --last and --days narrow the history --from reads; give --from DIR|URL")
 	}
 	if opts.MinRuns < 1 {
 		return usageErrorf("--min-runs must be at least 1")
@@ -117,7 +150,7 @@ func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 		}
 	}
 	aopts := timings.ApplyOptions{Suite: opts.Suite, Backend: config.Backend(opts.HW), Threshold: th,
-		MinRuns: opts.MinRuns, TimeoutPerFile: opts.TimeoutPerFile, Mode: timings.Write}
+		MinRuns: opts.MinRuns, TimeoutPerFile: opts.TimeoutPerFile, Mode: timings.Write, Quantile: q}
 	switch {
 	case opts.Check:
 		aopts.Mode = timings.Check
@@ -131,6 +164,15 @@ func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 			return err
 		}
 		m.Add(d)
+	}
+	if opts.From != "" {
+		answer, err := askTimings(ctx, f, opts.From, filter)
+		if err != nil {
+			return err
+		}
+		for k, runs := range answer.Measurements() {
+			m[k] = append(m[k], runs...)
+		}
 	}
 	discovered, err := registry.Discover(f.Root, cfg)
 	if err != nil {
@@ -176,7 +218,7 @@ func timingsApplyRun(f *Factory, opts *TimingsApplyOptions) error {
 			say(fd)
 		}
 		for _, e := range plan.Edits {
-			msg := fmt.Sprintf("est_time %s drifted: measured %ss (median of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), e.Runs, e.Proposed)
+			msg := fmt.Sprintf("est_time %s drifted: measured %ss (%s of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), aopts.FigureName(), e.Runs, e.Proposed)
 			switch aopts.Mode {
 			case timings.Check:
 				fmt.Fprintf(f.Out, "%s:%d declared %s measured %s proposed %d\n", t.File, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)
@@ -250,20 +292,46 @@ func (opts *TimingsApplyOptions) command(f *Factory, mode timings.Mode, narrow .
 	if opts.TimeoutPerFile != applyDefaultTimeout {
 		argv = append(argv, "--timeout-per-file", strconv.Itoa(opts.TimeoutPerFile))
 	}
+	if opts.Quantile != "" {
+		argv = append(argv, "--quantile", opts.Quantile)
+	}
+	if opts.Cadence != "" {
+		argv = append(argv, "--cadence", opts.Cadence)
+	}
+	if opts.Last > 0 {
+		argv = append(argv, "--last", strconv.Itoa(opts.Last))
+	}
+	if opts.Days > 0 {
+		argv = append(argv, "--days", strconv.Itoa(opts.Days))
+	}
+	// A URL is a secret, never printed: the command names the variable a
+	// workflow keeps it in.
+	fromURL := history.IsURL(opts.From)
+	if opts.From != "" && !fromURL {
+		argv = append(argv, "--from", opts.From)
+	}
 	switch mode {
 	case timings.Check:
 		argv = append(argv, "--check")
 	case timings.Diff:
 		argv = append(argv, "--diff")
 	}
+	line := textfmt.ShellJoin(argv)
+	if fromURL {
+		line += ` --from "$` + envHistoryURL + `"`
+	}
+	var tail []string
 	for _, in := range opts.Inputs {
 		if strings.HasPrefix(in, "-") {
-			argv = append(argv, "--")
+			tail = append(tail, "--")
 			break
 		}
 	}
-	argv = append(argv, opts.Inputs...)
-	return textfmt.ShellJoin(argv)
+	tail = append(tail, opts.Inputs...)
+	if len(tail) > 0 {
+		line += " " + textfmt.ShellJoin(tail)
+	}
+	return line
 }
 
 // secs prints seconds the shortest way: 600, 1234.5.

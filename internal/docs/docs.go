@@ -21,6 +21,7 @@ var names = []string{
 	"config",
 	"migrate",
 	"reports",
+	"history",
 	"hosts",
 	"lint-rules",
 	"differences",

@@ -20,10 +20,14 @@ type Host struct {
 	Repository string `json:"repository"`
 	RunID      string `json:"run_id"`
 	RunAttempt string `json:"run_attempt"`
-	Job        string `json:"job"`
-	SHA        string `json:"sha"`
-	PR         *int   `json:"pr"`
-	Image      string `json:"image"`
+	// Workflow and Event are the workflow's name and the event that
+	// started the run (GITHUB_WORKFLOW, GITHUB_EVENT_NAME).
+	Workflow string `json:"workflow"`
+	Event    string `json:"event"`
+	Job      string `json:"job"`
+	SHA      string `json:"sha"`
+	PR       *int   `json:"pr"`
+	Image    string `json:"image"`
 	// GpuTool is the command asked ("nvidia-smi", "rocm-smi").
 	GpuTool   string `json:"gpu_tool"`
 	Gpus      []GPU  `json:"gpus"`

@@ -21,7 +21,9 @@ import (
 //     "attempts", "elapsed" and attempts_detail count both jobs;
 //   - the merged report passed when every file passed; it was interrupted
 //     when a file's final entry did not pass and comes from an interrupted
-//     run; its elapsed time is the sum of the runs'.
+//     run; its elapsed time is the sum of the runs';
+//   - its cadence is the reports' when they all name the same one, else
+//     ""; its start is the earliest of theirs.
 //
 // A file registered twice in a suite is listed twice in its reports: its
 // k-th listing in one report matches its k-th listing in another. Reports
@@ -65,6 +67,8 @@ type Merger struct {
 	fromNotReady []bool
 	elapsed      float64
 	cover        coverage
+	// cadences are the distinct cadences of the reports added.
+	cadences []string
 }
 
 // coverage is what the reports added say of the part of the suite they
@@ -104,6 +108,13 @@ func (m *Merger) Add(r *Report) error {
 		return err
 	}
 	m.elapsed += r.Elapsed
+	if !slices.Contains(m.cadences, r.Cadence) {
+		m.cadences = append(m.cadences, r.Cadence)
+	}
+	// The layout sorts as text: the earliest start is the least string.
+	if r.Started != "" && (m.out.Started == "" || r.Started < m.out.Started) {
+		m.out.Started = r.Started
+	}
 	if r.Host != nil {
 		m.out.Hosts = append(m.out.Hosts, *r.Host)
 	}
@@ -143,6 +154,10 @@ func (m *Merger) Report() *Report {
 	out.unscoped = m.cover.unscoped
 	if len(m.cover.plans) == 1 {
 		out.Plan = m.cover.plans[0]
+	}
+	out.Cadence = ""
+	if len(m.cadences) == 1 {
+		out.Cadence = m.cadences[0]
 	}
 	if !out.unscoped {
 		out.Shards = &Shards{Size: m.cover.size, Missing: m.Missing()}

@@ -11,6 +11,7 @@
 //	 "partition": {"id": I, "size": N} | null, "plan": digest | "",
 //	 "shards": {"size": N, "missing": [ids]} | null,
 //	 "passed": bool, "interrupted": bool, "elapsed": seconds,
+//	 "cadence": "regular|nightly|weekly|release" | "", "started": RFC 3339 UTC | "",
 //	 "host": Host (a run) | "hosts": [Host] (a merge),
 //	 "preflights": [Preflight] (a GPU run that checked its host),
 //	 "host_not_ready": true (only when a preflight stopped the run),
@@ -21,7 +22,7 @@
 //	            "est_time", "reason": "" | "exit code 3" | "timeout after 60s" | ...,
 //	            "cause": "" | "test" | "timeout" | "infra" (the last attempt's),
 //	            "attempts_detail": [{"attempt", "status", "elapsed", "exit_code",
-//	                                 "timed_out", "timeout_after", "reason",
+//	                                 "timed_out", "timeout_after", "timeout", "reason",
 //	                                 "cause", "cause_line", "fingerprint",
 //	                                 "output_tail": string|null}...]}...]}
 //
@@ -34,7 +35,11 @@
 // written before them) is read as before, but cannot be checked against
 // the job or the split it should belong to. "host", "preflights",
 // "host_not_ready" and the causes came the same way: a reader of an older
-// report finds them empty; so did "first_test_started" and "job_started".
+// report finds them empty. So did "cadence", "started", the host's
+// "workflow" and "event" and each attempt's "timeout", which the run
+// history (package history) reads: a report without "started" cannot be
+// placed in time, and the history skips it; and "first_test_started" and
+// "job_started".
 package report
 
 import (
@@ -93,6 +98,16 @@ type Report struct {
 	Passed      bool    `json:"passed"`
 	Interrupted bool    `json:"interrupted"`
 	Elapsed     float64 `json:"elapsed"`
+	// Cadence is the CI cadence the run selected its tests under
+	// (regular, nightly, weekly, release), "" when the report does not
+	// say; a merge keeps its reports' when they agree.
+	Cadence string `json:"cadence"`
+	// Started is when the run began, RFC 3339 in UTC to the millisecond
+	// (StartedLayout), "" in a report written before reports said; a
+	// merge keeps the earliest. With the host's run identity it tells one
+	// run from another, and it places the run in time for the history's
+	// "last N days".
+	Started string `json:"started"`
 	// Host is where the run happened (see Host); every run of `miles-ci
 	// run` writes it, a report without it was written before reports said.
 	Host *Host `json:"host,omitempty"`
@@ -175,7 +190,12 @@ type Attempt struct {
 	ExitCode     *int    `json:"exit_code"`
 	TimedOut     bool    `json:"timed_out"`
 	TimeoutAfter *int    `json:"timeout_after"`
-	Reason       string  `json:"reason"` // "" for a PASS
+	// Timeout is the attempt's effective time limit in seconds (the
+	// per-file timeout, plus the retry increase when retrying, or
+	// registry.TimeoutFactor times est_time when longer), whatever its
+	// status; 0 in a report written before reports said.
+	Timeout int    `json:"timeout"`
+	Reason  string `json:"reason"` // "" for a PASS
 	// Cause says why a failed attempt (FAIL or TIMEOUT) failed: CauseTest,
 	// CauseTimeout or CauseInfra; "" for any other attempt and in a
 	// report written before causes were.
@@ -230,9 +250,13 @@ func (e *EstTime) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// StartedLayout is the layout of Report.Started: RFC 3339, UTC, to the
+// millisecond.
+const StartedLayout = "2006-01-02T15:04:05.000Z07:00"
+
 // Stamp writes a time as a report holds one: RFC 3339 in UTC, to the
 // millisecond ("2026-12-02T08:23:59.123Z").
-func Stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+func Stamp(t time.Time) string { return t.UTC().Format(StartedLayout) }
 
 // SetupSeconds is the setup of the run's job: the seconds from its start to
 // the first test's (see JobStarted), to the millisecond, and whether the

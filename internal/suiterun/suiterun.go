@@ -16,6 +16,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/jobstart"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
@@ -69,6 +70,10 @@ type Spec struct {
 	// Proc is the proc file system the job's start is looked for in
 	// (jobstart.Source.Proc); "" looks only at MILES_CI_JOB_STARTED.
 	Proc string
+	// History, when set, receives the rows of each file as it finishes
+	// (GPU suites; a CPU suite's one pytest process has no file attempts
+	// of its own).
+	History *history.Recorder
 }
 
 // Outcome is how a run ended. Code is pytest's status for a CPU suite, else
@@ -141,6 +146,16 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		fps = append(fps, runner.Fingerprint{Name: f.Name, Pattern: f.Regexp})
 	}
 	var preflights []report.Preflight
+	// What the report says of the run beside its files; the history's rows
+	// are made of it and of each file's entry, as they are when the report
+	// is read back.
+	head := &report.Report{Suite: p.Suite.Name, Backend: string(p.Backend), Partition: p.Partition(),
+		Cadence: p.Policy.Cadence, Started: now().UTC().Format(report.StartedLayout), Host: host}
+	var fileDone func(int, *runner.FileResult)
+	if s.History != nil {
+		fileDone = recordFile(ctx, s, head)
+		defer s.History.Close()
+	}
 	rep := runner.Run(ctx, files, runner.Options{
 		Preflight:       preflightFunc(s, p, env, host, &preflights),
 		Root:            root,
@@ -158,13 +173,16 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Now:             now,
 		Fingerprints:    fps,
 		Host:            host.Name(),
+		FileDone:        fileDone,
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
+	setTimeouts(doc.Files, s.Limits)
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
 	doc.Host, doc.Preflights = host, preflights
+	doc.Cadence, doc.Started = head.Cadence, head.Started
 	if first, ok := rep.FirstStarted(); ok {
 		doc.FirstTestStarted = report.Stamp(first)
 	}
@@ -197,6 +215,36 @@ func setupLength(seconds float64) string {
 	return fmt.Sprintf("%.1f min (%.1f s)", seconds/60, seconds)
 }
 
+// recordFile starts the run's history and returns the runner's FileDone
+// that writes each finished file's attempts to it: the rows of the file's
+// entry in the report the run will write (head holds the rest of it).
+func recordFile(ctx context.Context, s Spec, head *report.Report) func(int, *runner.FileResult) {
+	run, err := history.RunOf(head)
+	if err != nil { // a head made above always reads
+		fmt.Fprintf(s.ErrOut, "warning: history: %v; nothing written\n", err)
+		return nil
+	}
+	s.History.Start(ctx)
+	return func(_ int, res *runner.FileResult) {
+		one := (&runner.Results{Files: []runner.FileResult{*res}}).Document(head.Suite, head.Backend)
+		setTimeouts(one.Files, s.Limits)
+		s.History.Record(ctx, run.Rows(&one.Files[0]))
+	}
+}
+
+// setTimeouts records in each attempt the time limit it ran under: every
+// attempt of a file has the same (runner.Limits.EffectiveTimeout of its
+// est_time).
+func setTimeouts(files []report.File, limits runner.Limits) {
+	for i := range files {
+		f := &files[i]
+		t := limits.EffectiveTimeout(float64(f.EstTime))
+		for j := range f.AttemptsDetail {
+			f.AttemptsDetail[j].Timeout = t
+		}
+	}
+}
+
 // Host is where a run happens, as its environment and the machine say
 // (the GPUs are asked for by runner.GPUQuery): the runner's name, the
 // hostname (hostname nil: os.Hostname), the workflow run, the pull request
@@ -208,6 +256,7 @@ func Host(getenv func(string) string, hostname func() (string, error)) *report.H
 	h := &report.Host{
 		Runner: getenv("RUNNER_NAME"), Repository: getenv("GITHUB_REPOSITORY"),
 		RunID: getenv("GITHUB_RUN_ID"), RunAttempt: getenv("GITHUB_RUN_ATTEMPT"),
+		Workflow: getenv("GITHUB_WORKFLOW"), Event: getenv("GITHUB_EVENT_NAME"),
 		Job: getenv("GITHUB_JOB"), SHA: getenv("GITHUB_SHA"),
 		PR: report.PRNumber(getenv("GITHUB_REF")), Image: getenv(EnvImage),
 	}

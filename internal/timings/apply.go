@@ -39,12 +39,17 @@ func (m Measurements) Add(d *Document) {
 	}
 }
 
-// Median is the figure apply uses for a file measured in several runs: the
-// middle value, or the mean of the two middle ones for an even count. One
-// slow or fast run does not move it, which a mean or the last run would.
+// Median is the figure apply uses by default for a file measured in
+// several runs: the middle value, or the mean of the two middle ones for
+// an even count. One slow or fast run does not move it, which a mean or
+// the last run would.
 func Median(values []float64) float64 {
 	s := slices.Clone(values)
 	slices.Sort(s)
+	return median(s)
+}
+
+func median(s []float64) float64 {
 	n := len(s)
 	if n == 0 {
 		return 0
@@ -53,6 +58,64 @@ func Median(values []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Quantile is the q-quantile (0 <= q <= 1) of values, interpolated
+// linearly between the order statistics: with the n values sorted as
+// x[0..n-1] and h = (n-1)q, it is x[floor h] + (h - floor h)(x[floor h + 1]
+// - x[floor h]). This is numpy's default and Python's
+// statistics.quantiles(method="inclusive"): the 0- and 1-quantiles are the
+// least and the greatest value, and no figure lies outside what was
+// measured. The 0.5-quantile is Median, exactly. No value is 0.
+func Quantile(values []float64, q float64) float64 {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	return SortedQuantile(s, q)
+}
+
+// SortedQuantile is Quantile of values already sorted ascending.
+func SortedQuantile(s []float64, q float64) float64 {
+	n := len(s)
+	switch {
+	case n == 0:
+		return 0
+	case q == 0.5:
+		return median(s)
+	case q <= 0:
+		return s[0]
+	case q >= 1:
+		return s[n-1]
+	}
+	h := float64(n-1) * q
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return s[n-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
+// ParseQuantile reads a --quantile value: a number above 0 and at most 1
+// (0.9), or a percentile written pNN (p90, p99.5). The 0-quantile, the
+// fastest run, is no figure to plan or time out by.
+func ParseQuantile(s string) (float64, error) {
+	num, pct := strings.CutPrefix(s, "p")
+	v, err := strconv.ParseFloat(num, 64)
+	if pct {
+		v /= 100
+	}
+	if err != nil || math.IsNaN(v) || v <= 0 || v > 1 || num != strings.TrimSpace(num) || num == "" {
+		return 0, fmt.Errorf("invalid quantile %q: expected a number above 0 and at most 1 (0.9) or a percentile (p90)", s)
+	}
+	return v, nil
+}
+
+// QuantileName names the q-quantile in messages and headings: "median"
+// for 0.5, else the percentile, "p90", "p99.5".
+func QuantileName(q float64) string {
+	if q == 0.5 {
+		return "median"
+	}
+	return "p" + strconv.FormatFloat(q*100, 'f', -1, 64)
 }
 
 // Threshold says how far a measured time must be from the declared
@@ -155,7 +218,33 @@ type ApplyOptions struct {
 	// file measured near its time limit.
 	TimeoutPerFile int
 	Mode           Mode
+	// Quantile is the figure of a file measured in several runs: the
+	// Quantile of its runs' seconds; 0 is the median (0.5).
+	Quantile float64
 }
+
+// figure is the quantile of a file's runs that apply takes.
+func (o *ApplyOptions) figure() float64 {
+	if o.Quantile == 0 {
+		return 0.5
+	}
+	return o.Quantile
+}
+
+// figureOf is the figure of a file's runs: the median as it always was,
+// any other quantile to the millisecond (the precision of a report's
+// seconds: an interpolation between runs adds none).
+func (o *ApplyOptions) figureOf(runs []float64) float64 {
+	q := o.figure()
+	if q == 0.5 {
+		return Median(runs)
+	}
+	return math.Round(Quantile(runs, q)*1000) / 1000
+}
+
+// FigureName names the figure apply takes of a file's runs: "median",
+// "p90".
+func (o *ApplyOptions) FigureName() string { return QuantileName(o.figure()) }
 
 // timeoutWarnShare is the share of its time limit above which a measured
 // file gets a warning: a runner that much slower kills it.
@@ -179,7 +268,8 @@ type Finding struct {
 	Msg   string
 }
 
-// Measured is the figure of a file for one source: the median of its runs.
+// Measured is the figure of a file for one source: the median (or the
+// quantile ApplyOptions.Quantile names) of its runs.
 type Measured struct {
 	Source  Source
 	Runs    int
@@ -232,7 +322,7 @@ func NewApply(cfg *config.Config, opts ApplyOptions, m Measurements, registered 
 		case len(runs) < opts.MinRuns:
 			a.fewRuns++
 		default:
-			byFile[k.File] = append(byFile[k.File], Measured{Source: src, Runs: len(runs), Seconds: Median(runs)})
+			byFile[k.File] = append(byFile[k.File], Measured{Source: src, Runs: len(runs), Seconds: opts.figureOf(runs)})
 		}
 	}
 	files := make([]string, 0, len(byFile))

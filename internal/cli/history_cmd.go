@@ -1,0 +1,359 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/history"
+	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/textfmt"
+	"github.com/radixark/miles-ci/internal/timings"
+)
+
+// historyQueryTimeout bounds a whole question to the database (connect,
+// scan, answer): far beyond a million rows' few seconds, short of a hung
+// job.
+const historyQueryTimeout = 10 * time.Minute
+
+// NewCmdHistory builds `miles-ci history`, the commands on the run
+// history: every attempt of every file, in a directory of run reports or
+// in the fleet's PostgreSQL database (see `miles-ci help history`).
+func NewCmdHistory(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "Ask the run history (a directory of reports or the fleet's database); backfill the database",
+		Args:  groupArgs,
+		RunE:  groupRunE,
+	}
+	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil))
+	return cmd
+}
+
+// historyFilterFlags are the flags that narrow the rows a question reads.
+type historyFilterFlags struct {
+	Suite   string
+	Cadence string
+	Last    int
+	Days    int
+}
+
+func (h *historyFilterFlags) bind(fs *pflag.FlagSet, suite bool) {
+	if suite {
+		flagkind.String(fs, &h.Suite, "suite", "", "only the runs of `SUITE`", flagkind.Choice)
+	}
+	flagkind.String(fs, &h.Cadence, "cadence", "", "only the runs under `CADENCE` (regular, nightly, weekly, release)", flagkind.Choice)
+	flagkind.Set(fs.VarPF(intValue{&h.Last}, "last", "", "only the latest `N` runs (a workflow run's shards are one run)"), flagkind.Number)
+	flagkind.Set(fs.VarPF(intValue{&h.Days}, "days", "", "only the runs that started in the last `D` days"), flagkind.Number)
+}
+
+// filter checks the flags and returns the filter they make at now.
+func (h *historyFilterFlags) filter(now time.Time) (history.Filter, error) {
+	if h.Cadence != "" && !policy.ValidCadence(h.Cadence) {
+		return history.Filter{}, usageErrorf("--cadence: unknown cadence %q; expected one of %s", h.Cadence, strings.Join(config.Cadences, ", "))
+	}
+	if h.Last > 0 && h.Days > 0 {
+		return history.Filter{}, usageErrorf("--last counts runs and --days counts days; give one of them")
+	}
+	f := history.Filter{Suite: h.Suite, Cadence: h.Cadence, LastRuns: h.Last}
+	if h.Days > 0 {
+		f.Since = now.UTC().Add(-time.Duration(h.Days) * 24 * time.Hour)
+	}
+	return f, nil
+}
+
+// openHistory opens the history from names: a PostgreSQL URL (one), or
+// directories and files of run reports. The reader's Close is the
+// caller's. A directory's skips are warned about by warnSkipped.
+func openHistory(ctx context.Context, from string) (history.Reader, error) {
+	if history.IsURL(from) {
+		return history.OpenPostgres(ctx, from, history.ForReading)
+	}
+	return &history.Dir{Paths: []string{from}}, nil
+}
+
+// warnSkipped says what a directory scan left out, one line per reason.
+func warnSkipped(f *Factory, r history.Reader, names string) {
+	d, ok := r.(*history.Dir)
+	if !ok {
+		return
+	}
+	if d.Skipped.NoFiles {
+		fmt.Fprintf(f.ErrOut, "warning: history: no *.json file in %s\n", textfmt.OneLine(names))
+	}
+	for _, w := range d.Skipped.Warnings() {
+		fmt.Fprintf(f.ErrOut, "warning: history: %s\n", textfmt.OneLine(w))
+	}
+}
+
+// historyError says what failed, never the URL (see history.Error).
+func historyError(err error) error {
+	return fmt.Errorf("history: %w", err)
+}
+
+// HistoryTimingsOptions are the flags of `miles-ci history timings`.
+type HistoryTimingsOptions struct {
+	From string
+	historyFilterFlags
+	JSON     bool
+	Output   string
+	Quantile string
+}
+
+func newCmdHistoryTimings(f *Factory, runF func(*HistoryTimingsOptions) error) *cobra.Command {
+	opts := &HistoryTimingsOptions{}
+	cmd := &cobra.Command{
+		Use:   "timings --from DIR|URL [--suite S] [--cadence C] [--last N | --days D] [--json] [-o FILE [--quantile Q]]",
+		Short: "How long each test file takes: runs, median, p90 and max of its passed attempts",
+		Long: `Print, for each test file and the suite that ran it, how many runs passed it
+and the median, 90th percentile and greatest of those runs' seconds, from the
+run history: a directory of run reports (--json-report; gh run download
+leaves them so) or the fleet's PostgreSQL database (a postgres:// URL). Both
+give the same output for the same runs, byte for byte. Only passed attempts
+count. Quantiles interpolate linearly between the sorted runs (numpy's
+default). With -o, also write a timings file holding each file's --quantile
+(default the median) for --timings and timings apply.`,
+		Example: `  miles-ci history timings --from reports/
+  miles-ci history timings --from "$MILES_CI_HISTORY_URL" --suite stage-b-2-gpu-h200 --last 20 --json
+  miles-ci history timings --from reports/ -o p90.json --quantile 0.9`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return historyTimingsRun(cmd.Context(), f, opts)
+		},
+	}
+	fs := cmd.Flags()
+	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
+	opts.historyFilterFlags.bind(fs, true)
+	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
+	flagkind.String(fs, &opts.Output, "output", "o", "also write a timings file of each file's --quantile to `FILE`", flagkind.Output, "json")
+	flagkind.String(fs, &opts.Quantile, "quantile", "", "the figure -o writes: a quantile `Q` above 0 and at most 1, or pNN (default 0.5, the median)", flagkind.Text)
+	return cmd
+}
+
+func historyTimingsRun(ctx context.Context, f *Factory, opts *HistoryTimingsOptions) error {
+	if opts.From == "" {
+		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+	}
+	q := 0.5
+	if opts.Quantile != "" {
+		if opts.Output == "" {
+			return usageErrorf("--quantile is the figure -o writes; give -o FILE")
+		}
+		var err error
+		if q, err = timings.ParseQuantile(opts.Quantile); err != nil {
+			return usageErrorf("--quantile: %v", err)
+		}
+	}
+	filter, err := opts.filter(f.now())
+	if err != nil {
+		return err
+	}
+	answer, err := askTimings(ctx, f, opts.From, filter)
+	if err != nil {
+		return err
+	}
+	files := answer.Files()
+	if opts.Output != "" {
+		if err := writeQuantileTimings(opts.Output, files, q); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.ErrOut, "wrote the %s of %s to %s\n", timings.QuantileName(q), textfmt.CountNoun(len(files), "file"), textfmt.OneLine(opts.Output))
+	}
+	if opts.JSON {
+		return writeTimingsJSON(f, files)
+	}
+	return writeTimingsText(f, files)
+}
+
+// askTimings reads the passed attempts that filter keeps from the
+// history at from, into the timings answer.
+func askTimings(ctx context.Context, f *Factory, from string, filter history.Filter) (*history.TimingsAnswer, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, historyQueryTimeout)
+	defer cancel()
+	r, err := openHistory(ctx, from)
+	if err != nil {
+		return nil, historyError(err)
+	}
+	defer r.Close()
+	answer := &history.TimingsAnswer{}
+	if err := r.Scan(ctx, history.TimingsFilter(filter), answer.Add); err != nil {
+		return nil, historyError(err)
+	}
+	warnSkipped(f, r, from)
+	return answer, nil
+}
+
+// secs3 prints seconds to the millisecond, the precision of a report.
+func secs3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+func writeTimingsText(f *Factory, files []*history.FileTiming) error {
+	if len(files) == 0 {
+		_, err := fmt.Fprintln(f.Out, "no passed attempt in the history matches")
+		return err
+	}
+	rows := [][]string{{"FILE", "SUITE", "BACKEND", "RUNS", "MEDIAN", "P90", "MAX"}}
+	for _, t := range files {
+		rows = append(rows, []string{textfmt.OneLine(t.File), textfmt.OneLine(t.Suite), textfmt.OneLine(t.Backend),
+			strconv.Itoa(t.Runs), secs3(t.Median), secs3(t.P90), secs3(t.Max)})
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		for i, c := range r {
+			switch {
+			case i < 3:
+				fmt.Fprintf(&b, "%-*s  ", width[i], c)
+			case i < len(r)-1:
+				fmt.Fprintf(&b, "%*s  ", width[i], c)
+			default:
+				fmt.Fprintf(&b, "%*s\n", width[i], c)
+			}
+		}
+	}
+	_, err := fmt.Fprint(f.Out, b.String())
+	return err
+}
+
+func writeTimingsJSON(f *Factory, files []*history.FileTiming) error {
+	if files == nil {
+		files = []*history.FileTiming{}
+	}
+	data, err := json.MarshalIndent(struct {
+		Files []*history.FileTiming `json:"files"`
+	}{files}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f.Out, "%s\n", data)
+	return err
+}
+
+// writeQuantileTimings writes the timings file of each file's q-quantile,
+// measured by the suite that ran it. A timings file holds one figure per
+// file: a file two suites ran is an error naming them (--suite picks one).
+func writeQuantileTimings(path string, files []*history.FileTiming, q float64) error {
+	d := &timings.Document{Seconds: timings.Timings{}, Sources: map[string]timings.Source{}}
+	for _, t := range files {
+		if prev, ok := d.Sources[t.File]; ok {
+			return fmt.Errorf("write timings %q: %s was run by suite %s (%s) and by suite %s (%s), and a timings file holds one figure per file; give --suite",
+				path, t.File, prev.Suite, prev.Backend, t.Suite, t.Backend)
+		}
+		v := report.Seconds(t.Quantile(q))
+		if v > timings.MaxSeconds {
+			return fmt.Errorf("write timings %q: %s took %s seconds, more than a timings file may hold (%d)", path, t.File, secs3(v), timings.MaxSeconds)
+		}
+		d.Seconds[t.File] = v
+		d.Sources[t.File] = timings.Source{Suite: t.Suite, Backend: config.Backend(t.Backend)}
+	}
+	data, err := d.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteFile(path, data); err != nil {
+		return fmt.Errorf("write timings %q: %w", path, err)
+	}
+	return nil
+}
+
+// HistoryImportOptions are the flags of `miles-ci history import`.
+type HistoryImportOptions struct {
+	To     string
+	Inputs []string
+}
+
+func newCmdHistoryImport(f *Factory, runF func(*HistoryImportOptions) error) *cobra.Command {
+	opts := &HistoryImportOptions{}
+	cmd := &cobra.Command{
+		Use:   "import --to URL REPORT|DIR...",
+		Short: "Add the attempts of run reports to the fleet's database; what is there already stays",
+		Long: `Add every attempt of the run reports given (files, or directories searched
+for *.json) to the run history in the PostgreSQL database at --to (default:
+$MILES_CI_HISTORY_URL). A row already there is left as it is, so importing a
+report again, or one whose run wrote some of its rows before the database
+went away, adds exactly the rows that are missing. Prints how many rows were
+added and how many were there already.`,
+		Example: `  gh run download 12345 -D reports && miles-ci history import --to "$MILES_CI_HISTORY_URL" reports/`,
+		Args:    needInputs("run reports (run --json-report) or directories of them"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return historyImportRun(cmd.Context(), f, opts)
+		},
+	}
+	flagkind.String(cmd.Flags(), &opts.To, "to", "", "the PostgreSQL database `URL` (default: $"+envHistoryURL+")", flagkind.Text)
+	return cmd
+}
+
+// importBatch is how many rows import sends at once.
+const importBatch = 5000
+
+func historyImportRun(ctx context.Context, f *Factory, opts *HistoryImportOptions) error {
+	to := opts.To
+	if to == "" && f.Getenv != nil {
+		to = f.Getenv(envHistoryURL)
+	}
+	if to == "" {
+		return usageErrorf("--to is required (or %s): the PostgreSQL database to import into", envHistoryURL)
+	}
+	if !history.IsURL(to) {
+		return usageErrorf("--to must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DATABASE)")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	store, err := history.OpenPostgres(ctx, to, history.ForWriting)
+	if err != nil {
+		return historyError(err)
+	}
+	defer store.Close()
+	src := &history.Dir{Paths: opts.Inputs}
+	var batch []history.Row
+	added, total := 0, 0
+	flush := func() error {
+		n, err := store.Write(ctx, batch)
+		added += n
+		total += len(batch)
+		batch = batch[:0]
+		return err
+	}
+	err = src.Scan(ctx, history.Filter{}, func(r *history.Row) error {
+		batch = append(batch, *r)
+		if len(batch) == importBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	warnSkipped(f, src, strings.Join(opts.Inputs, " "))
+	if err != nil {
+		return historyError(err)
+	}
+	_, err = fmt.Fprintf(f.Out, "history import: %s added, %d already present, from %s\n",
+		textfmt.CountNoun(added, "row"), total-added, textfmt.CountNoun(src.Reports, "report"))
+	return err
+}

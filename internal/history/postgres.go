@@ -1,0 +1,393 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/radixark/miles-ci/internal/report"
+)
+
+// The bounds of every wait on the database. A run writes through a store
+// that may be down, slow or unreachable; none of that may hold its job:
+// the connection has ConnectTimeout, and each write, and the schema check
+// and migration, StatementTimeout. A reading command bounds its whole
+// scan itself (the caller's context).
+const (
+	ConnectTimeout   = 5 * time.Second
+	StatementTimeout = 5 * time.Second
+)
+
+// SchemaVersion is the version of the tables this miles-ci writes and
+// reads. Each version is one step of migrations: a database at an older
+// version is brought up to this one, under a lock, by the first run that
+// connects; migrations only add, so a miles-ci older than the database
+// still reads and writes the columns it knows.
+const SchemaVersion = 1
+
+// migrations[v-1] brings the schema from version v-1 to v. They run in
+// one transaction with the version update, after a transaction-level
+// advisory lock (lockKey), so that shards creating the schema at the same
+// moment take turns and the later ones find it done.
+var migrations = []string{
+	`CREATE TABLE miles_ci_attempts (
+		repository  text NOT NULL,
+		workflow    text NOT NULL,
+		run_id      text NOT NULL,
+		run_attempt text NOT NULL,
+		job         text NOT NULL,
+		event       text NOT NULL,
+		pr          integer,
+		sha         text NOT NULL,
+		cadence     text NOT NULL,
+		started     timestamptz NOT NULL,
+		suite       text NOT NULL,
+		backend     text NOT NULL,
+		shard_id    integer NOT NULL,
+		shard_size  integer NOT NULL,
+		run_key     text NOT NULL,
+		file        text NOT NULL,
+		attempt     integer NOT NULL,
+		status      text NOT NULL,
+		cause       text NOT NULL,
+		elapsed     double precision NOT NULL,
+		est_time    double precision NOT NULL,
+		timeout     bigint NOT NULL,
+		runner      text NOT NULL,
+		hostname    text NOT NULL,
+		written_at  timestamptz NOT NULL DEFAULT now(),
+		UNIQUE (repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt)
+	);
+	CREATE INDEX miles_ci_attempts_suite_started ON miles_ci_attempts (suite, started);
+	CREATE INDEX miles_ci_attempts_run_key ON miles_ci_attempts (run_key);`,
+}
+
+// lockKey is the advisory lock the migrations hold: any constant no other
+// user of the database picks ("miles-ci" in ASCII).
+const lockKey = 0x6d696c65732d6369
+
+// columns are the columns a row fills, in the order of rowValues and of
+// the scan.
+var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
+	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
+	"status", "cause", "elapsed", "est_time", "timeout", "runner", "hostname"}
+
+// timingColumns are the columns a Filter.TimingOnly scan reads, in the
+// order of its scan.
+var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
+
+// columnTypes are the columns' types, for the arrays of an insert.
+var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
+	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int4",
+	"text", "text", "float8", "float8", "int8", "text", "text"}
+
+// Postgres is the fleet's store: the tables miles_ci_schema (the schema's
+// version) and miles_ci_attempts (the rows) of a PostgreSQL database,
+// over one connection.
+type Postgres struct {
+	conn   *pgx.Conn
+	redact *strings.Replacer
+}
+
+// IsURL reports whether s names a PostgreSQL database (postgres:// or
+// postgresql://) rather than a directory of reports.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Mode says what OpenPostgres prepares the database for.
+type Mode int
+
+// Modes: a writer creates or migrates the schema; a reader only checks
+// that there is one (a reading role may not create tables).
+const (
+	ForReading Mode = iota
+	ForWriting
+)
+
+// OpenPostgres connects to the database url names, within ConnectTimeout,
+// and prepares its schema for mode within StatementTimeout. The URL is a
+// secret (it holds a password): no error of this store names it, nor its
+// user, host, database or password.
+func OpenPostgres(ctx context.Context, url string, mode Mode) (*Postgres, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, errors.New("the history URL is not a PostgreSQL URL (postgres://USER:PASSWORD@HOST/DATABASE)")
+	}
+	p := &Postgres{redact: redactor(url, cfg)}
+	if cfg.ConnectTimeout == 0 || cfg.ConnectTimeout > ConnectTimeout {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	cfg.RuntimeParams["application_name"] = "miles-ci"
+	cctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	p.conn, err = pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		return nil, p.wrap("connect", err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+	defer cancel()
+	if mode == ForWriting {
+		err = p.migrate(sctx)
+	} else {
+		err = p.checkSchema(sctx)
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// redactor replaces the secret parts of a database URL in a message.
+func redactor(url string, cfg *pgx.ConnConfig) *strings.Replacer {
+	secrets := []string{url, cfg.Password, cfg.User, cfg.Database, cfg.Host}
+	for _, fb := range cfg.Fallbacks {
+		secrets = append(secrets, fb.Host)
+	}
+	// The longest first, so that a part of a longer one never stays.
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, s := range secrets {
+		// A name of a letter or two would blank out ordinary words; it
+		// gives nothing away either.
+		if len(s) >= 3 {
+			pairs = append(pairs, s, "***")
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// Error is a failure of the database, its message free of the URL's
+// parts.
+type Error struct {
+	Op  string // "connect", "migrate", "write", "read"
+	Msg string
+	// Timeout says the bound ran out.
+	Timeout bool
+}
+
+func (e *Error) Error() string { return e.Op + ": " + e.Msg }
+
+// wrap turns err into an *Error of op: on one line, redacted.
+func (p *Postgres) wrap(op string, err error) error {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if p.redact != nil {
+		msg = p.redact.Replace(msg)
+	}
+	return &Error{Op: op, Msg: msg, Timeout: errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)}
+}
+
+// migrate brings the schema up to SchemaVersion, under the lock.
+func (p *Postgres) migrate(ctx context.Context) error {
+	tx, err := p.conn.Begin(ctx)
+	if err != nil {
+		return p.wrap("migrate", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockKey)); err != nil {
+		return p.wrap("migrate", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS miles_ci_schema (version integer NOT NULL)`); err != nil {
+		return p.wrap("migrate", err)
+	}
+	var version int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM miles_ci_schema`).Scan(&version); err != nil {
+		return p.wrap("migrate", err)
+	}
+	if version >= SchemaVersion {
+		if err := tx.Commit(ctx); err != nil {
+			return p.wrap("migrate", err)
+		}
+		return nil
+	}
+	for v := version + 1; v <= SchemaVersion; v++ {
+		if _, err := tx.Exec(ctx, migrations[v-1]); err != nil {
+			return p.wrap("migrate", fmt.Errorf("to version %d: %w", v, err))
+		}
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM miles_ci_schema`); err != nil {
+		return p.wrap("migrate", err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO miles_ci_schema (version) VALUES ($1)`, SchemaVersion); err != nil {
+		return p.wrap("migrate", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return p.wrap("migrate", err)
+	}
+	return nil
+}
+
+// checkSchema makes sure the database has a history to read.
+func (p *Postgres) checkSchema(ctx context.Context) error {
+	var version *int
+	err := p.conn.QueryRow(ctx, `SELECT max(version) FROM miles_ci_schema`).Scan(&version)
+	var pe *pgconn.PgError
+	if err != nil || version == nil {
+		if err == nil || errors.As(err, &pe) && pe.Code == "42P01" { // undefined_table
+			return &Error{Op: "read", Msg: "the database holds no run history (no miles_ci_schema table; the first run with --history creates it)"}
+		}
+		return p.wrap("read", err)
+	}
+	return nil
+}
+
+// Close implements Reader and Writer.
+func (p *Postgres) Close() error {
+	if p.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), StatementTimeout)
+	defer cancel()
+	return p.conn.Close(ctx)
+}
+
+// insertSQL inserts rows given as one array per column, leaving the rows
+// already there.
+var insertSQL = func() string {
+	args := make([]string, len(columns))
+	for i, t := range columnTypes {
+		args[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
+	}
+	return "INSERT INTO miles_ci_attempts (" + strings.Join(columns, ", ") + ") SELECT * FROM unnest(" +
+		strings.Join(args, ", ") + ") ON CONFLICT DO NOTHING"
+}()
+
+// writeChunk bounds the rows of one statement, so that each stays well
+// within StatementTimeout.
+const writeChunk = 2000
+
+// Write implements Writer: the rows go in statements of at most
+// writeChunk rows, each bounded by StatementTimeout.
+func (p *Postgres) Write(ctx context.Context, rows []Row) (int, error) {
+	added := 0
+	for len(rows) > 0 {
+		n := min(len(rows), writeChunk)
+		cols := rowArrays(rows[:n])
+		sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+		tag, err := p.conn.Exec(sctx, insertSQL, cols...)
+		cancel()
+		if err != nil {
+			return added, p.wrap("write", err)
+		}
+		added += int(tag.RowsAffected())
+		rows = rows[n:]
+	}
+	return added, nil
+}
+
+// rowArrays turns rows into one array per column, in columns' order.
+func rowArrays(rows []Row) []any {
+	n := len(rows)
+	text := func(get func(*Row) string) []string {
+		out := make([]string, n)
+		for i := range rows {
+			out[i] = get(&rows[i])
+		}
+		return out
+	}
+	ints := func(get func(*Row) int) []int32 {
+		out := make([]int32, n)
+		for i := range rows {
+			out[i] = int32(get(&rows[i]))
+		}
+		return out
+	}
+	prs := make([]*int32, n)
+	started := make([]time.Time, n)
+	elapsed, est := make([]float64, n), make([]float64, n)
+	timeouts := make([]int64, n)
+	for i := range rows {
+		r := &rows[i]
+		if r.PR != nil {
+			v := int32(*r.PR)
+			prs[i] = &v
+		}
+		started[i], elapsed[i], est[i], timeouts[i] = r.Started, r.Elapsed, r.EstTime, r.Timeout
+	}
+	return []any{
+		text(func(r *Row) string { return r.Repository }), text(func(r *Row) string { return r.Workflow }),
+		text(func(r *Row) string { return r.RunID }), text(func(r *Row) string { return r.RunAttempt }),
+		text(func(r *Row) string { return r.Job }), text(func(r *Row) string { return r.Event }),
+		prs, text(func(r *Row) string { return r.SHA }), text(func(r *Row) string { return r.Cadence }),
+		started, text(func(r *Row) string { return r.Suite }), text(func(r *Row) string { return r.Backend }),
+		ints(func(r *Row) int { return r.ShardID }), ints(func(r *Row) int { return r.ShardSize }),
+		text(func(r *Row) string { return r.Key() }), text(func(r *Row) string { return r.File }),
+		ints(func(r *Row) int { return r.Attempt }),
+		text(func(r *Row) string { return string(r.Status) }), text(func(r *Row) string { return string(r.Cause) }),
+		elapsed, est, timeouts,
+		text(func(r *Row) string { return r.Runner }), text(func(r *Row) string { return r.Hostname }),
+	}
+}
+
+// Scan implements Reader: the database filters, and streams the rows
+// one at a time (pgx reads them off the connection as they are asked
+// for), so a million rows cost the memory of one.
+func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
+	where := `($1 = '' OR suite = $1) AND ($2 = '' OR cadence = $2) AND ($3::timestamptz IS NULL OR started >= $3)`
+	var since *time.Time
+	if !f.Since.IsZero() {
+		since = &f.Since
+	}
+	statuses := make([]string, len(f.Statuses))
+	for i, s := range f.Statuses {
+		statuses[i] = string(s)
+	}
+	args := []any{f.Suite, f.Cadence, since, statuses}
+	cols := columns
+	if f.TimingOnly {
+		cols = timingColumns
+	}
+	sql := "SELECT " + strings.Join(cols, ", ") + " FROM miles_ci_attempts WHERE " + where +
+		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
+	if f.LastRuns > 0 {
+		// The latest runs as Filter.LastRuns orders them: byte order
+		// (COLLATE "C") breaks ties as Go's string comparison does.
+		sql += ` AND run_key IN (SELECT run_key FROM miles_ci_attempts WHERE ` + where +
+			` GROUP BY run_key ORDER BY min(started) DESC, run_key COLLATE "C" DESC LIMIT $5)`
+		args = append(args, f.LastRuns)
+	}
+	rows, err := p.conn.Query(ctx, sql, args...)
+	if err != nil {
+		return p.wrap("read", err)
+	}
+	defer rows.Close()
+	var r Row
+	var pr *int32
+	var runKey, status, cause string
+	var shardID, shardSize, attempt int32
+	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
+		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
+		&status, &cause, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
+	if f.TimingOnly {
+		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
+	}
+	for rows.Next() {
+		pr = nil
+		if err := rows.Scan(dest...); err != nil {
+			return p.wrap("read", err)
+		}
+		r.PR = nil
+		if pr != nil {
+			v := int(*pr)
+			r.PR = &v
+		}
+		r.Started = r.Started.UTC()
+		r.ShardID, r.ShardSize, r.Attempt = int(shardID), int(shardSize), int(attempt)
+		r.Status, r.Cause = report.Status(status), report.Cause(cause)
+		row := r
+		if err := fn(&row); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return p.wrap("read", err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package history
+
+import (
+	"context"
+	"math"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.RunWithPostgres(m)) }
+
+// sampleRows are rows of two runs, with the texts a store must keep as
+// they are: a pull request number and none, a cause, an infinite
+// est_time.
+func sampleRows() []Row {
+	start := time.Date(2026, 12, 1, 8, 3, 1, 123e6, time.UTC)
+	pr := 2542
+	gh := Run{Repository: "radixark/miles", Workflow: "PR Test", RunID: "991", RunAttempt: "1", Job: "gpu",
+		Event: "pull_request", PR: &pr, SHA: "5f1e", Cadence: "regular", Started: start,
+		Suite: "stage-b", Backend: "cuda", ShardID: 1, ShardSize: 4, Runner: "novita-2", Hostname: "h2"}
+	local := Run{Started: start.Add(time.Hour), Suite: "stage-b", Backend: "cuda", Hostname: "dev"}
+	return []Row{
+		{Run: gh, File: "tests/a.py", Attempt: 1, Status: report.Fail, Cause: report.CauseInfra, Elapsed: 12.5, EstTime: 60, Timeout: 1800},
+		{Run: gh, File: "tests/a.py", Attempt: 2, Status: report.Pass, Elapsed: 61.25, EstTime: 60, Timeout: 1800},
+		{Run: local, File: "tests/b.py", Attempt: 1, Status: report.Pass, Elapsed: 3, EstTime: math.Inf(1), Timeout: 1 << 62},
+	}
+}
+
+func scanAll(t *testing.T, r Reader, f Filter) []Row {
+	t.Helper()
+	var out []Row
+	require.NoError(t, r.Scan(context.Background(), f, func(row *Row) error {
+		out = append(out, *row)
+		return nil
+	}))
+	return out
+}
+
+func TestPostgres_KeepsEveryFieldAndNeverDuplicatesARow(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	ctx := context.Background()
+	p, err := OpenPostgres(ctx, url, ForWriting)
+	require.NoError(t, err)
+	defer p.Close()
+	rows := sampleRows()
+	added, err := p.Write(ctx, rows)
+	require.NoError(t, err)
+	assert.Equal(t, 3, added)
+	added, err = p.Write(ctx, rows)
+	require.NoError(t, err)
+	assert.Equal(t, 0, added, "a second write of the same rows adds none")
+
+	got := scanAll(t, p, Filter{})
+	require.Len(t, got, 3)
+	byFile := map[string][]Row{}
+	for _, r := range got {
+		byFile[r.File] = append(byFile[r.File], r)
+	}
+	assert.ElementsMatch(t, rows[:2], byFile["tests/a.py"])
+	assert.Equal(t, rows[2], byFile["tests/b.py"][0])
+}
+
+func TestPostgres_ShardsCreatingTheSchemaAtOnceAllSucceed(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := OpenPostgres(context.Background(), url, ForWriting)
+			if err == nil {
+				_, err = p.Write(context.Background(), sampleRows())
+				p.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		assert.NoError(t, err)
+	}
+	p, err := OpenPostgres(context.Background(), url, ForReading)
+	require.NoError(t, err)
+	defer p.Close()
+	assert.Len(t, scanAll(t, p, Filter{}), 3)
+}
+
+func TestPostgres_ErrorsNeverNameTheURL(t *testing.T) {
+	srv := testutil.Postgres(t)
+	url := "postgresql://secretuser:hunter2pw@/nosuchdatabase?host=" + srv.Socket()
+	_, err := OpenPostgres(context.Background(), url, ForWriting)
+	require.Error(t, err)
+	for _, secret := range []string{"hunter2pw", "secretuser", "nosuchdatabase", srv.Socket()} {
+		assert.NotContains(t, err.Error(), secret)
+	}
+	_, err = OpenPostgres(context.Background(), "postgres://u:hunter2pw@host:notaport/db", ForWriting)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "hunter2pw")
+}
+
+func TestPostgres_AReaderOfAnEmptyDatabaseSaysThereIsNoHistory(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	_, err := OpenPostgres(context.Background(), url, ForReading)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds no run history")
+}
+
+// pgURL is a new database of the package's server.
+func pgURL(t *testing.T) string {
+	t.Helper()
+	return testutil.Postgres(t).NewDatabase(t)
+}
+
+func testutilPostgres(b *testing.B) string { return testutil.Postgres(b).NewDatabase(b) }
