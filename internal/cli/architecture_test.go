@@ -27,14 +27,15 @@ var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite
 var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", "complete", "textfmt"}
 
 // support are the other packages: formats, file handling and helpers that
-// both sides use (argparse, pyfmt, report, fsutil), the run history's
-// stores and answers (history: reports and a database in, rows and
-// figures out, nothing printed), the reference text
+// both sides use (argparse, pyfmt, report, fsutil), the job's start as the
+// environment and /proc tell it (jobstart), the run history's stores and
+// answers (history: reports and a database in, rows and figures out,
+// nothing printed), the reference text
 // (docs), the /rerun-test resolution (filerun, which reads the tree and
 // writes outputs as file_run.py does) and the tests' own helpers. Every
 // package of internal/ is in exactly one of the three lists, so a new one
 // is placed on purpose.
-var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "pyfmt", "report", "suggest", "testutil", "treegen"}
+var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "jobstart", "pyfmt", "report", "suggest", "testutil", "treegen"}
 
 // goPackage is what the architecture tests read of one package: its
 // imports within the module (tests excluded) and its exported top-level

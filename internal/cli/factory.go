@@ -32,6 +32,10 @@ type Factory struct {
 	// Start starts a child process of a run; nil is exec.Cmd.Start. Tests
 	// replace it to see or refuse what would run.
 	Start func(*exec.Cmd) error
+	// Proc is the proc file system a run looks for its job's start in
+	// (package jobstart): "/proc" for the real process, "" in tests, so
+	// that a test run under a GitHub runner does not find the runner.
+	Proc string
 
 	// Root and ConfigPath are set from the global flags before a command runs.
 	Root       string
@@ -50,6 +54,7 @@ func SystemFactory() *Factory {
 		LookupEnv: os.LookupEnv,
 		Now:       time.Now,
 		Environ:   os.Environ,
+		Proc:      "/proc",
 		Root:      ".",
 	}
 }

@@ -83,12 +83,12 @@ func openHistory(ctx context.Context, from string) (history.Reader, error) {
 }
 
 // warnSkipped says what a directory scan left out, one line per reason.
-func warnSkipped(f *Factory, r any, names string) {
+func warnSkipped(f *Factory, r history.Reader, names string) {
 	d, ok := r.(*history.Dir)
 	if !ok {
 		return
 	}
-	if d.Skipped.NoReadable {
+	if d.Skipped.NoFiles {
 		fmt.Fprintf(f.ErrOut, "warning: history: no *.json file in %s\n", textfmt.OneLine(names))
 	}
 	for _, w := range d.Skipped.Warnings() {
@@ -135,7 +135,7 @@ default). With -o, also write a timings file holding each file's --quantile
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history: a directory of run reports, or a PostgreSQL `URL`", flagkind.Text)
+	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
 	opts.historyFilterFlags.bind(fs, true)
 	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
 	flagkind.String(fs, &opts.Output, "output", "o", "also write a timings file of each file's --quantile to `FILE`", flagkind.Output, "json")

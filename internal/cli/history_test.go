@@ -21,6 +21,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
+	"github.com/radixark/miles-ci/internal/timings"
 )
 
 // historyRepo is a repository of the report suite: six files that pass,
@@ -515,4 +516,26 @@ func TestHistory_AStoreThatNeverAnswersCostsItsBound(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(errOut, "warning: history:"), errOut)
 	assert.Contains(t, errOut, "warning: history: the store MILES_CI_HISTORY_URL names failed (connect: ")
 	assert.NotContains(t, errOut, dir)
+}
+
+// The store's URL is a secret: the tests a run starts do not see it.
+func TestHistory_TheTestsDoNotSeeTheURL(t *testing.T) {
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", `echo "url=[$MILES_CI_HISTORY_URL]"`)})
+	cmd := milesCommand(t, root, map[string]string{envHistoryURL: "postgresql://u:pw@/db?host=" + t.TempDir()},
+		historyRunArgs(root, 0, 1, filepath.Join(t.TempDir(), "r.json"))...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "url=[]\n")
+	assert.NotContains(t, string(out), "pw@")
+}
+
+// A command timings apply suggests names the variable, never the URL.
+func TestTimingsApply_ASuggestedCommandNeverPrintsTheURL(t *testing.T) {
+	f, _, _ := suitesFactory(".", nil)
+	opts := &TimingsApplyOptions{From: "postgresql://u:hunter2@db.example/history", Threshold: applyDefaultThreshold,
+		MinRuns: applyDefaultMinRuns, TimeoutPerFile: applyDefaultTimeout, Quantile: "0.9",
+		historyFilterFlags: historyFilterFlags{Last: 20}}
+	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from "$MILES_CI_HISTORY_URL"`, opts.command(f, timings.Write))
+	opts.From, opts.Inputs = "reports/", []string{"-odd.json"}
+	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from reports/ --check -- -odd.json`, opts.command(f, timings.Check))
 }

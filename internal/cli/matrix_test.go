@@ -204,3 +204,45 @@ suites:
 	require.Equal(t, 0, code, errOut)
 	assert.NotContains(t, out, "Sized for")
 }
+
+// TestPartition_SaysTheSetupItCountedInEveryShard: the suite's 600 s, 300 s
+// and 90 s fit two shards of a 15-minute target; five minutes of setup
+// per shard leave 600 s of tests, which the longest meets exactly, and a
+// setup of 5.5 leaves too little for any count: the roster's three.
+func TestPartition_SaysTheSetupItCountedInEveryShard(t *testing.T) {
+	root := matrixRepo(t)
+	roster := func(setup string) {
+		testutil.WriteFile(t, root, ".miles-ci.yaml", `extends: default
+suite_defaults:
+  setup_minutes: `+setup+`
+suites:
+  cuda:
+    - name: stage-c-4-gpu-h200
+      runs_on: [h200, 4gpu]
+      shards: 3
+      target_minutes: 15
+      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]
+`)
+	}
+	env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-all"]`}
+	roster("5")
+	assert.Equal(t, 2, policyMatrix(t, root, env)["stage-c-4-gpu-h200"][0].Size)
+	code, out, errOut := miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "in 2 shard(s)\n")
+	assert.Contains(t, out, "Sized for target_minutes 15.0 less setup_minutes 5.0 per shard (10.0 minutes of tests): the fewest of at most 3 shard(s) whose longest fits")
+	code, out, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels", "--json")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, `"size":2,"target_minutes":15,"setup_minutes":5,`)
+
+	roster("5.5")
+	assert.Equal(t, 3, policyMatrix(t, root, env)["stage-c-4-gpu-h200"][0].Size, "the 600 s test alone is over 9.5 minutes")
+	code, out, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Sized for target_minutes 15.0 less setup_minutes 5.5 per shard (9.5 minutes of tests)")
+
+	roster("15")
+	code, _, errOut = miles(t, root, nil, "partition", "--hw", "cuda", "--suite", "stage-c-4-gpu-h200", "--match-all-labels")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `/.miles-ci.yaml:9: suite "stage-c-4-gpu-h200" has setup_minutes 15 (suite_defaults.setup_minutes, line 3), not less than its target_minutes 15: no time is left for tests; raise target_minutes or lower setup_minutes`+"\n")
+}

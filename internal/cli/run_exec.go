@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -77,6 +78,26 @@ func (o *RunOptions) historyRecorder(f *Factory) (*history.Recorder, error) {
 	return &history.Recorder{URL: url, Where: where, Warn: f.ErrOut}, nil
 }
 
+// childEnv is the tests' environment: env (nil: this process's) less
+// MILES_CI_HISTORY_URL, a secret the tests have no use for; nil, as
+// before, when there is nothing to take out of this process's.
+func childEnv(env []string) []string {
+	inherit := env == nil
+	if inherit {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, envHistoryURL+"=") {
+			out = append(out, kv)
+		}
+	}
+	if inherit && len(out) == len(env) {
+		return nil
+	}
+	return out
+}
+
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed, with its gate decided; see package suiterun) and returns nil
 // when every file passed, an *ExitError otherwise: pytest's status for a
@@ -99,7 +120,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
 		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
-		Getenv: f.Getenv, Env: f.environ(), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now,
+		Getenv: f.Getenv, Env: childEnv(f.environ()), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
 		History: rec,
 	})
 	switch {

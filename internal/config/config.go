@@ -76,6 +76,12 @@ type Suite struct {
 	// than Shards: the fewest whose longest shard takes at most this long
 	// (see suite.Matrices).
 	TargetMinutes float64
+	// SetupMinutes is the time a shard's job spends before its first test
+	// starts (a runner picked, an image pulled, dependencies installed):
+	// the suite's own setup_minutes, else suite_defaults.setup_minutes,
+	// else 0. Sizing counts it (see ShardBudget); it is less than
+	// TargetMinutes when both are set.
+	SetupMinutes float64
 	// Needs lists the job ids a stage job must depend on (its `needs:`),
 	// checked by `miles-ci lint`; empty when the roster says nothing.
 	Needs []string
@@ -94,6 +100,18 @@ type Suite struct {
 	// At is where the suite's entry stands in the configuration, for a
 	// finding about the suite itself.
 	At Pos
+}
+
+// ShardBudget is the seconds of tests a shard of the suite may hold when a
+// pull request sizes it (see TargetMinutes): the target less the setup
+// every shard's job spends before its first test, so that a shard's job,
+// setup and tests, ends within target_minutes.
+func (s Suite) ShardBudget() float64 { return (s.TargetMinutes - s.SetupMinutes) * 60 }
+
+// SuiteDefaults are the values of a suite that does not set its own.
+type SuiteDefaults struct {
+	// SetupMinutes is Suite.SetupMinutes of a suite that sets none.
+	SetupMinutes float64
 }
 
 // MaxGPUs bounds a suite's gpus key: far more than one runner holds.
@@ -253,6 +271,7 @@ type Config struct {
 	// it is false the labels are the YAML list (a fallback when LabelsFile
 	// is set but absent from the repository).
 	LabelsFromFile    bool
+	SuiteDefaults     SuiteDefaults
 	Suites            []Suite
 	Schedules         map[string]string
 	ScopeSubtractions map[string][]string

@@ -461,6 +461,31 @@ func TestParse_RejectsBadConfigurationsWithFileAndLine(t *testing.T) {
 			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: .inf", 1)
 		},
 			`ci.yaml:12: suite "unit" has target_minutes ".inf"; expected a positive number of minutes`},
+		{"setup minutes negative", func(s string) string {
+			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 5\n      setup_minutes: -1", 1)
+		},
+			`ci.yaml:13: suite "unit" has setup_minutes "-1"; expected a number of minutes of at least 0`},
+		{"setup minutes as long as the target", func(s string) string {
+			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 5\n      setup_minutes: 5", 1)
+		},
+			`ci.yaml:13: suite "unit" has setup_minutes 5, not less than its target_minutes 5: no time is left for tests; raise target_minutes or lower setup_minutes`},
+		{"default setup minutes longer than a target", func(s string) string {
+			s = strings.Replace(s, "suites:\n", "suite_defaults:\n  setup_minutes: 7.5\nsuites:\n", 1)
+			return strings.Replace(s, "shards: 2", "shards: 2\n      target_minutes: 6", 1)
+		},
+			`ci.yaml:14: suite "unit" has setup_minutes 7.5 (suite_defaults.setup_minutes, line 9), not less than its target_minutes 6: no time is left for tests`},
+		{"default setup minutes a word", func(s string) string {
+			return strings.Replace(s, "suites:\n", "suite_defaults:\n  setup_minutes: soon\nsuites:\n", 1)
+		},
+			`ci.yaml:9: suite_defaults.setup_minutes "soon" must be a number of minutes of at least 0`},
+		{"default setup minutes infinite", func(s string) string {
+			return strings.Replace(s, "suites:\n", "suite_defaults:\n  setup_minutes: .inf\nsuites:\n", 1)
+		},
+			`ci.yaml:9: suite_defaults.setup_minutes ".inf" must be a number of minutes of at least 0`},
+		{"suite_defaults unknown key", func(s string) string {
+			return strings.Replace(s, "suites:\n", "suite_defaults:\n  target_minutes: 30\nsuites:\n", 1)
+		},
+			`ci.yaml:9: unknown key "target_minutes" in suite_defaults; expected one of setup_minutes`},
 		{"shards not whole", func(s string) string { return strings.Replace(s, "shards: 2", "shards: 1.9", 1) },
 			`ci.yaml:11: suite "unit" has shards "1.9"; expected a whole number of at least 1`},
 		{"shards a quoted number", func(s string) string { return strings.Replace(s, "shards: 2", `shards: "2"`, 1) },
@@ -759,4 +784,37 @@ func TestParse_SuitesRecordWhereTheyAndTheirRunsOnStand(t *testing.T) {
 	kept, _ := c.Suite("stage-c-8-gpu-h100")
 	assert.Equal(t, h100.RunsOnAt, kept.RunsOnAt)
 	assert.Equal(t, BuiltInPath, c.Place(kept.RunsOnAt))
+}
+
+func TestParse_SetupMinutesTheSuitesOwnElseTheDefault(t *testing.T) {
+	doc := strings.Replace(minimal, "suites:\n", "suite_defaults:\n  setup_minutes: 4\nsuites:\n", 1)
+	doc = strings.Replace(doc, "shards: 2", "shards: 2\n      target_minutes: 30\n      setup_minutes: 2.5\n    - name: other\n      target_minutes: 30", 1)
+	c, err := Parse("ci.yaml", []byte(doc))
+	require.NoError(t, err)
+	unit, _ := c.Suite("unit")
+	other, _ := c.Suite("other")
+	assert.Equal(t, 2.5, unit.SetupMinutes)
+	assert.Equal(t, 27.5*60, unit.ShardBudget(), "30 minutes less its own 2.5")
+	assert.Equal(t, 4.0, other.SetupMinutes)
+	assert.Equal(t, 26*60.0, other.ShardBudget(), "30 minutes less the default 4")
+	assert.Equal(t, 4.0, c.SuiteDefaults.SetupMinutes)
+
+	// Without either, no setup: the budget is the whole target.
+	c, err = Parse("ci.yaml", []byte(strings.Replace(minimal, "shards: 2", "shards: 2\n      target_minutes: 30", 1)))
+	require.NoError(t, err)
+	unit, _ = c.Suite("unit")
+	assert.Zero(t, unit.SetupMinutes)
+	assert.Equal(t, 30*60.0, unit.ShardBudget())
+}
+
+func TestParse_ExtendsDefaultSetsTheSetupOfTheBuiltInSuites(t *testing.T) {
+	c, err := Parse("ci.yaml", []byte("extends: default\nsuite_defaults:\n  setup_minutes: 6\n"))
+	require.NoError(t, err)
+	for _, s := range c.Suites {
+		assert.Equal(t, 6.0, s.SetupMinutes, s.Name)
+	}
+	assert.Equal(t, []string{"suite_defaults"}, c.Overlay.Replaced)
+	for _, s := range Default().Suites {
+		assert.Zero(t, s.SetupMinutes, "the built-in roster counts no setup: %s", s.Name)
+	}
 }

@@ -213,6 +213,9 @@ type parser struct {
 	// header is the comment above a file's extends key, which opens the
 	// file as much as one above the document does (see Config.Complete).
 	header string
+	// setupDefault is suite_defaults.setup_minutes, the node it was read
+	// from (nil when the section does not set it).
+	setupDefault *yaml.Node
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -635,7 +638,7 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 // topKeys are the sections of a configuration, in the order the built-in
 // one holds them (and Complete writes them).
 var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
-	"suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints", "preflight"}
+	"suite_defaults", "suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints", "preflight"}
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", topKeys...)
@@ -674,6 +677,9 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 		if err := p.labels(v, c); err != nil {
 			return err
 		}
+	}
+	if err := p.suiteDefaults(f["suite_defaults"], c); err != nil {
+		return err
 	}
 	if err := p.suites(f["suites"], c); err != nil {
 		return err
@@ -1008,8 +1014,38 @@ func (p *parser) suites(n *yaml.Node, c *Config) error {
 	return nil
 }
 
+// suiteDefaults reads the optional suite_defaults section: the values of
+// a suite that does not set its own.
+func (p *parser) suiteDefaults(n *yaml.Node, c *Config) error {
+	if n == nil {
+		return nil
+	}
+	f, err := p.fields(n, "suite_defaults", "setup_minutes")
+	if err != nil {
+		return err
+	}
+	if v := f["setup_minutes"]; v != nil {
+		m, ok := minutes(v)
+		if !ok || m < 0 {
+			return p.errf(v, "suite_defaults.setup_minutes %q must be a number of minutes of at least 0", v.Value)
+		}
+		c.SuiteDefaults.SetupMinutes, p.setupDefault = m, v
+	}
+	return nil
+}
+
+// minutes reads a number of minutes, an integer or a float, and reports
+// whether it is one (and finite).
+func minutes(v *yaml.Node) (float64, bool) {
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
+		return 0, false
+	}
+	m, err := strconv.ParseFloat(v.Value, 64)
+	return m, err == nil && !math.IsNaN(m) && !math.IsInf(m, 0)
+}
+
 func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
-	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "external", "workflow", "needs", "gpus")
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "setup_minutes", "external", "workflow", "needs", "gpus")
 	if err != nil {
 		return Suite{}, err
 	}
@@ -1061,11 +1097,14 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		}
 	}
 	if v := f["target_minutes"]; v != nil {
-		m, err := strconv.ParseFloat(v.Value, 64)
-		if v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") || err != nil || !(m > 0) || math.IsInf(m, 0) {
+		m, ok := minutes(v)
+		if !ok || !(m > 0) {
 			return s, p.errf(v, "suite %q has target_minutes %q; expected a positive number of minutes", s.Name, v.Value)
 		}
 		s.TargetMinutes = m
+	}
+	if err := p.setup(n, f, &s); err != nil {
+		return s, err
 	}
 	if v := f["external"]; v != nil {
 		if err := v.Decode(&s.External); err != nil {
@@ -1091,6 +1130,34 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		}
 	}
 	return s, nil
+}
+
+// setup sets s.SetupMinutes from the suite's setup_minutes or the
+// default, and checks that it leaves the suite's target_minutes some time
+// for tests. The message names the line of the value to change: the
+// suite's own setup_minutes, else its target_minutes (the default's line
+// for a suite of the built-in roster, whose lines are another file's).
+func (p *parser) setup(n *yaml.Node, f map[string]*yaml.Node, s *Suite) error {
+	at, from := f["setup_minutes"], ""
+	switch {
+	case at != nil:
+		m, ok := minutes(at)
+		if !ok || m < 0 {
+			return p.errf(at, "suite %q has setup_minutes %q; expected a number of minutes of at least 0", s.Name, at.Value)
+		}
+		s.SetupMinutes = m
+	case p.setupDefault != nil:
+		s.SetupMinutes, _ = minutes(p.setupDefault)
+		from = fmt.Sprintf(" (suite_defaults.setup_minutes, line %d)", p.setupDefault.Line)
+		if at = f["target_minutes"]; at == nil || p.builtIn[n] {
+			at = p.setupDefault
+		}
+	}
+	if s.TargetMinutes > 0 && s.SetupMinutes >= s.TargetMinutes {
+		return p.errf(at, "suite %q has setup_minutes %s%s, not less than its target_minutes %s: no time is left for tests; raise target_minutes or lower setup_minutes",
+			s.Name, strconv.FormatFloat(s.SetupMinutes, 'g', -1, 64), from, strconv.FormatFloat(s.TargetMinutes, 'g', -1, 64))
+	}
+	return nil
 }
 
 func (p *parser) schedules(n *yaml.Node, c *Config) error {

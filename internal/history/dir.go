@@ -32,11 +32,12 @@ type Dir struct {
 // Skipped is what a directory scan left out: how many files for each
 // reason, and the first one's path and problem, for the warning.
 type Skipped struct {
-	NotReport  Skip // not a run report miles-ci can read
-	Merged     Skip // report merge's output
-	NoStart    Skip // written before reports had "started"
-	Duplicate  Skip // a copy of a report read before it
-	NoReadable bool // no path given held any *.json file
+	NotReport Skip // not a run report miles-ci can read
+	Merged    Skip // report merge's output
+	NoStart   Skip // written before reports had "started"
+	Duplicate Skip // a copy of a report read before it
+	// NoFiles says that no path given held a *.json file.
+	NoFiles bool
 }
 
 // Skip counts one reason.
@@ -197,7 +198,7 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 			}
 		}
 	}
-	d.Skipped.NoReadable = !found
+	d.Skipped.NoFiles = !found
 	return nil
 }
 

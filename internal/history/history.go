@@ -16,6 +16,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -98,8 +99,8 @@ func RunOf(r *report.Report) (Run, error) {
 
 // The reasons RunOf refuses a report, which the directory reader counts.
 var (
-	errMerged  = fmt.Errorf("a merged report (report merge's): its shards' reports hold the same attempts")
-	errNoStart = fmt.Errorf(`no "started": written before reports said when their run began`)
+	errMerged  = errors.New("a merged report (report merge's): its shards' reports hold the same attempts")
+	errNoStart = errors.New(`no "started": written before reports said when their run began`)
 )
 
 // Rows returns the rows of one file entry of the run's report: one per

@@ -15,6 +15,7 @@
 //	 "host": Host (a run) | "hosts": [Host] (a merge),
 //	 "preflights": [Preflight] (a GPU run that checked its host),
 //	 "host_not_ready": true (only when a preflight stopped the run),
+//	 "first_test_started": RFC 3339 UTC | "", "job_started": RFC 3339 UTC | "",
 //	 "files": [{"file", "status": "PASS|FAIL|TIMEOUT|NOT RUN|INTERRUPTED",
 //	            "flaky": bool, "attempts": n, "elapsed": seconds (all attempts),
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
@@ -37,7 +38,8 @@
 // report finds them empty. So did "cadence", "started", the host's
 // "workflow" and "event" and each attempt's "timeout", which the run
 // history (package history) reads: a report without "started" cannot be
-// placed in time, and the history skips it.
+// placed in time, and the history skips it; and "first_test_started" and
+// "job_started".
 package report
 
 import (
@@ -50,6 +52,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/pyfmt"
@@ -119,8 +122,17 @@ type Report struct {
 	// HostNotReady is set when a preflight found the host not ready and
 	// the run stopped there: the files left are NOT RUN with the reason
 	// "not run: host not ready".
-	HostNotReady bool   `json:"host_not_ready,omitempty"`
-	Files        []File `json:"files"`
+	HostNotReady bool `json:"host_not_ready,omitempty"`
+
+	// FirstTestStarted is when the run's first test started (Stamp); ""
+	// when no test ran, and on a merge (its shards' jobs each have one).
+	// JobStarted is when the job running it started, as far as the run
+	// could tell (package jobstart), "" when it could not: together they
+	// measure the setup of a shard's job (see SetupSeconds).
+	FirstTestStarted string `json:"first_test_started"`
+	JobStarted       string `json:"job_started"`
+
+	Files []File `json:"files"`
 
 	// path is the file the report was read from, for messages.
 	path string
@@ -241,6 +253,22 @@ func (e *EstTime) UnmarshalJSON(data []byte) error {
 // StartedLayout is the layout of Report.Started: RFC 3339, UTC, to the
 // millisecond.
 const StartedLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// Stamp writes a time as a report holds one: RFC 3339 in UTC, to the
+// millisecond ("2026-12-02T08:23:59.123Z").
+func Stamp(t time.Time) string { return t.UTC().Format(StartedLayout) }
+
+// SetupSeconds is the setup of the run's job: the seconds from its start to
+// the first test's (see JobStarted), to the millisecond, and whether the
+// report knows both and they are in that order.
+func SetupSeconds(r *Report) (float64, bool) {
+	job, err1 := time.Parse(time.RFC3339Nano, r.JobStarted)
+	first, err2 := time.Parse(time.RFC3339Nano, r.FirstTestStarted)
+	if err1 != nil || err2 != nil || first.Before(job) {
+		return 0, false
+	}
+	return Seconds(first.Sub(job).Seconds()), true
+}
 
 // Seconds rounds a duration in seconds to milliseconds, the precision of
 // every elapsed time in a report.

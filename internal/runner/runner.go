@@ -59,7 +59,9 @@ const (
 
 // Attempt is one run of a file.
 type Attempt struct {
-	Number       int
+	Number int
+	// Started is when the attempt's child was started, on Options.Now.
+	Started      time.Time
 	Status       Status
 	Elapsed      time.Duration
 	ExitCode     *int   // FAIL (and PASS: 0); nil when the child never ran or timed out
@@ -164,6 +166,17 @@ type Results struct {
 	// HostNotReady is set when Options.Preflight found the host not ready
 	// and the run stopped there.
 	HostNotReady bool
+}
+
+// FirstStarted is when the run's first attempt started, and whether one
+// did: the end of the job's setup, which the report records.
+func (r *Results) FirstStarted() (time.Time, bool) {
+	for i := range r.Files {
+		if a := r.Files[i].Attempts; len(a) > 0 {
+			return a[0].Started, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // Passed reports whether every file passed and nothing interrupted the run.
@@ -519,7 +532,7 @@ func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
 		}
 		began := o.Now()
 		pr, err := runProc(ctx, spec)
-		att := Attempt{Number: a, Elapsed: o.Now().Sub(began)}
+		att := Attempt{Number: a, Started: began, Elapsed: o.Now().Sub(began)}
 		var match InfraMatch
 		matched := false
 		if infra != nil && err == nil {

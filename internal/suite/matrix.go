@@ -144,7 +144,7 @@ func Matrices(cfg *config.Config, regs []registry.Registration, pol policy.Polic
 // pull request books (see SizedShards): for a suite with a target_minutes,
 // the fewest shards, at most its roster count, whose longest shard (on the
 // measured seconds where t has them, else est_time) takes at most that
-// long; fewer runners then work longer.
+// long less the suite's setup_minutes; fewer runners then work longer.
 func sized(cfg *config.Config, regs []registry.Registration, s config.Suite, pol policy.Policy, t *Timings) (*Plan, error) {
 	return Select(cfg, regs, Inputs{Suite: s.Name, Policy: pol, Shards: SizedShards, ID: AllShards, Timings: t})
 }

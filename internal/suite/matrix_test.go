@@ -180,6 +180,48 @@ func TestMatrices_TargetMinutesBooksTheFewestShardsThatFit(t *testing.T) {
 	}
 }
 
+// TestMatrices_SetupMinutesComeOutOfEveryShardsTarget: three 300 s tests
+// fit two shards of a 10-minute target; a minute of setup per shard leaves
+// 9 minutes of tests, and they need three. The bounds are exact: a budget
+// the longest shard meets to the second fits.
+func TestMatrices_SetupMinutesComeOutOfEveryShardsTarget(t *testing.T) {
+	var rs []registry.Registration
+	for _, f := range []string{"a", "b", "c"} {
+		rs = append(rs, registry.Registration{File: "tests/e2e/test_" + f + ".py", Backend: config.CUDA,
+			Suite: "stage-c-8-gpu-h100", EstTime: 300, Labels: []string{"megatron"}})
+	}
+	pol := resolve(t, policy.Regular, false, "run-ci-megatron")
+	for _, tc := range []struct {
+		name          string
+		target, setup float64
+		want          int
+	}{
+		{"no setup: 600 s of tests fit 10 minutes", 10, 0, 2},
+		{"a minute of setup leaves 540 s", 10, 1, 3},
+		{"setup and tests meet the target exactly", 10.5, 0.5, 2},
+		{"a quarter minute more does not fit", 10.5, 0.75, 3},
+		{"one shard of 900 s and its setup", 15.5, 0.5, 1},
+		{"nothing fits: the roster's count", 5.5, 0.75, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Default()
+			for i := range cfg.Suites {
+				if cfg.Suites[i].Name == "stage-c-8-gpu-h100" {
+					cfg.Suites[i].Shards, cfg.Suites[i].TargetMinutes, cfg.Suites[i].SetupMinutes = 4, tc.target, tc.setup
+				}
+			}
+			stages, err := Matrices(cfg, rs, pol, nil, true)
+			require.NoError(t, err)
+			for _, s := range stages {
+				if s.Suite.Name == "stage-c-8-gpu-h100" {
+					assert.Equal(t, tc.want, s.Plan.Size)
+					assert.True(t, s.Plan.Sized)
+				}
+			}
+		})
+	}
+}
+
 // sizedByEveryCount is how sized chose a count before it passed over the
 // counts the bounds rule out: a whole plan, digest included, for every
 // count from 1 until one fits.
@@ -192,7 +234,7 @@ func sizedByEveryCount(cfg *config.Config, regs []registry.Registration, s confi
 		if p, err = Select(cfg, regs, in); err != nil {
 			return nil, err
 		}
-		if Longest(p) <= s.TargetMinutes*60 {
+		if Longest(p) <= s.ShardBudget() {
 			break
 		}
 	}
@@ -204,6 +246,9 @@ func sizedByEveryCount(cfg *config.Config, regs []registry.Registration, s confi
 // booked, and the same plan.
 func TestSized_ChoosesTheCountEveryCountWouldChoose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
+	// Setups come from a stream of their own: the cases without one stay
+	// those the test drew before setups were.
+	setups := rand.New(rand.NewPCG(9, 10))
 	pol := resolve(t, policy.Regular, true)
 	for c := range 3000 {
 		tests := rng.IntN(40)
@@ -228,9 +273,12 @@ func TestSized_ChoosesTheCountEveryCountWouldChoose(t *testing.T) {
 			}
 			s.TargetMinutes = max(sum, 1) / 60
 		}
+		if setups.IntN(3) == 0 {
+			s.SetupMinutes = s.TargetMinutes * float64(setups.IntN(10)) / 10
+		}
 		for i := range cfg.Suites {
 			if cfg.Suites[i].Name == s.Name {
-				cfg.Suites[i].TargetMinutes = s.TargetMinutes
+				cfg.Suites[i].TargetMinutes, cfg.Suites[i].SetupMinutes = s.TargetMinutes, s.SetupMinutes
 			}
 		}
 		var tm *Timings
@@ -246,7 +294,7 @@ func TestSized_ChoosesTheCountEveryCountWouldChoose(t *testing.T) {
 		require.NoError(t, err)
 		got, err := sized(cfg, rs, s, pol, tm)
 		require.NoError(t, err)
-		require.Equal(t, want.Size, got.Size, "case %d: %d tests, %d shards, %g minutes", c, tests, s.Shards, s.TargetMinutes)
+		require.Equal(t, want.Size, got.Size, "case %d: %d tests, %d shards, %g minutes, %g of setup", c, tests, s.Shards, s.TargetMinutes, s.SetupMinutes)
 		require.Equal(t, want.Digest, got.Digest, "case %d", c)
 	}
 }

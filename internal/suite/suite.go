@@ -25,8 +25,9 @@ import (
 const SuiteShards = -1
 
 // SizedShards asks for the count a pull request's shard_matrix books: the
-// fewest shards whose longest fits the suite's target_minutes, for a suite
-// that sets one (see shard.Fewest), else its configured count.
+// fewest shards whose longest, with the setup every shard's job spends
+// first, fits the suite's target_minutes, for a suite that sets one (see
+// config.Suite.ShardBudget and shard.Fewest), else its configured count.
 const SizedShards = -2
 
 // AllShards asks for every shard (Inputs.ID).
@@ -178,7 +179,7 @@ func Select(cfg *config.Config, regs []registry.Registration, in Inputs) (*Plan,
 		if in.Timings != nil {
 			measured = in.Timings.Seconds
 		}
-		p.Size, p.Sized = shard.Fewest(p.Enabled, max(s.Shards, 1), measured, s.TargetMinutes*60), true
+		p.Size, p.Sized = shard.Fewest(p.Enabled, max(s.Shards, 1), measured, s.ShardBudget()), true
 	}
 	if in.Shards == SuiteShards || in.Shards == SizedShards {
 		if !p.Sized {

@@ -17,6 +17,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/history"
+	"github.com/radixark/miles-ci/internal/jobstart"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -66,6 +67,9 @@ type Spec struct {
 	// Preflight is the GPU preflight before the first test (GPU suites
 	// only; see preflightFunc).
 	Preflight PreflightSpec
+	// Proc is the proc file system the job's start is looked for in
+	// (jobstart.Source.Proc); "" looks only at MILES_CI_JOB_STARTED.
+	Proc string
 	// History, when set, receives the rows of each file as it finishes
 	// (GPU suites; a CPU suite's one pytest process has no file attempts
 	// of its own).
@@ -124,6 +128,10 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		env = append(env, runner.RecordDirEnv+"="+dir)
 	}
 	host := Host(s.Getenv, s.Hostname)
+	job, jobKnown, warning := jobstart.Source{Getenv: s.Getenv, Proc: s.Proc}.Find()
+	if warning != nil {
+		fmt.Fprintf(s.ErrOut, "warning: %v\n", warning)
+	}
 	runner.GPUQuery{Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env, Timeout: s.GPUQueryTimeout}.Query(ctx, host)
 	files := make([]runner.File, len(p.Tests))
 	for i, r := range p.Tests {
@@ -175,6 +183,16 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
 	doc.Host, doc.Preflights = host, preflights
 	doc.Cadence, doc.Started = head.Cadence, head.Started
+	if first, ok := rep.FirstStarted(); ok {
+		doc.FirstTestStarted = report.Stamp(first)
+	}
+	if jobKnown {
+		doc.JobStarted = report.Stamp(job.Time)
+	}
+	if setup, ok := report.SetupSeconds(doc); ok {
+		fmt.Fprintf(s.Out, "[CI Setup] %s of setup: the job started at %s (%s), its first test at %s\n",
+			setupLength(setup), doc.JobStarted, job.From, doc.FirstTestStarted)
+	}
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
@@ -189,6 +207,12 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		out.Code = 1
 	}
 	return out, nil
+}
+
+// setupLength writes a setup in minutes and seconds, as setup_minutes
+// counts it: "4.2 min (252.3 s)".
+func setupLength(seconds float64) string {
+	return fmt.Sprintf("%.1f min (%.1f s)", seconds/60, seconds)
 }
 
 // recordFile starts the run's history and returns the runner's FileDone

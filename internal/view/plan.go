@@ -219,9 +219,12 @@ type jsonView struct {
 	Size  int    `json:"size"`
 	// TargetMinutes is set when Size is the count a pull request books
 	// for the suite's target_minutes.
-	TargetMinutes float64     `json:"target_minutes,omitempty"`
-	Basis         *jsonBasis  `json:"basis,omitempty"`
-	Shards        []jsonShard `json:"shards"`
+	TargetMinutes float64 `json:"target_minutes,omitempty"`
+	// SetupMinutes is the setup the sizing counted in every shard's
+	// target, set with TargetMinutes when the suite has one.
+	SetupMinutes float64     `json:"setup_minutes,omitempty"`
+	Basis        *jsonBasis  `json:"basis,omitempty"`
+	Shards       []jsonShard `json:"shards"`
 }
 
 // PartitionJSON writes the shards of p as the JSON document of
@@ -229,7 +232,7 @@ type jsonView struct {
 func PartitionJSON(w io.Writer, v *suite.Plan) error {
 	doc := jsonView{Suite: v.Suite.Name, Size: v.Size, Basis: basisJSON(v.Basis), Shards: make([]jsonShard, len(v.Shards))}
 	if v.Sized {
-		doc.TargetMinutes = v.Suite.TargetMinutes
+		doc.TargetMinutes, doc.SetupMinutes = v.Suite.TargetMinutes, v.Suite.SetupMinutes
 	}
 	for i, s := range v.Shards {
 		doc.Shards[i] = jsonShard{ID: s.ID, EstTotal: pyfmt.JSONFloat(s.EstTotal), Tests: jsonRegs(s.Tests)}
@@ -305,8 +308,13 @@ func Partition(w io.Writer, v *suite.Plan) error {
 	fmt.Fprintf(&b, "Suite %s (%s): %d enabled test(s), est total %ss, in %d shard(s)\n",
 		v.Suite.Name, v.Backend, est.Tests, tenths(est.Total), v.Size)
 	if v.Sized {
-		fmt.Fprintf(&b, "Sized for target_minutes %s: the fewest of at most %d shard(s) whose longest fits, as a pull request's shard_matrix books them (a schedule books all %d)\n",
-			pyfmt.Float(v.Suite.TargetMinutes), max(v.Suite.Shards, 1), max(v.Suite.Shards, 1))
+		setup := ""
+		if v.Suite.SetupMinutes > 0 {
+			setup = fmt.Sprintf(" less setup_minutes %s per shard (%s minutes of tests)",
+				pyfmt.Float(v.Suite.SetupMinutes), pyfmt.Float(v.Suite.ShardBudget()/60))
+		}
+		fmt.Fprintf(&b, "Sized for target_minutes %s%s: the fewest of at most %d shard(s) whose longest fits, as a pull request's shard_matrix books them (a schedule books all %d)\n",
+			pyfmt.Float(v.Suite.TargetMinutes), setup, max(v.Suite.Shards, 1), max(v.Suite.Shards, 1))
 	}
 	fmt.Fprintf(&b, "%s\n", PolicyLine(v.Policy))
 	if v.Basis != nil {
