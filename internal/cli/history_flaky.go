@@ -80,7 +80,7 @@ read it). See miles-ci help history.`,
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history: a directory of run reports, or a PostgreSQL `URL`", flagkind.Text)
+	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
 	opts.historyFilterFlags.bind(fs, true)
 	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
 	flagkind.String(fs, &opts.MinRate, "min-rate", "", "list only the files whose rate is at least `R` (0.1 or 10%; default: every file that failed or was retried)", flagkind.Text)
@@ -177,7 +177,7 @@ miles-ci help hosts.`,
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history: a directory of run reports, or a PostgreSQL `URL`", flagkind.Text)
+	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
 	opts.historyFilterFlags.bind(fs, true)
 	fs.BoolVar(&opts.JSON, "json", false, "print the jobs, the hosts and the verdict as JSON")
 	fs.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
