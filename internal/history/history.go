@@ -212,7 +212,7 @@ type Filter struct {
 	// TimingOnly says that the answer reads nothing of a row but its
 	// file, suite, backend, status and elapsed seconds: a store may leave
 	// the rest empty (the database then sends five columns of the
-	// twenty-four, and a million rows take a fraction of the time).
+	// twenty-five, and a million rows take a fraction of the time).
 	TimingOnly bool
 }
 

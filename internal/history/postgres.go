@@ -355,7 +355,8 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		args = append(args, f.LastRuns)
 	}
 	if f.Grouped {
-		// The unique key's columns: its index gives the order.
+		// The unique key's columns, which put the rows of one report,
+		// and of one file in it, together.
 		sql += ` ORDER BY repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt`
 	}
 	rows, err := p.conn.Query(ctx, sql, args...)
