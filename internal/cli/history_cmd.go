@@ -36,7 +36,7 @@ func NewCmdHistory(f *Factory) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
-	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil))
+	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil), newCmdHistoryFlaky(f, nil), newCmdHistoryHosts(f, nil))
 	return cmd
 }
 

@@ -297,7 +297,7 @@ func normalizedReport(doc map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range doc {
 		switch k {
-		case "elapsed", "started", "host":
+		case "elapsed", "started", "job_started", "first_test_started", "host":
 		case "files":
 			var files []any
 			for _, f := range v.([]any) {

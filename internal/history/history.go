@@ -34,8 +34,11 @@ type Row struct {
 	Status  report.Status
 	// Cause is why a failed attempt failed ("" otherwise; see
 	// report.Cause).
-	Cause   report.Cause
-	Elapsed float64 // seconds, to the millisecond
+	Cause report.Cause
+	// Fingerprint names the infra fingerprint a failed attempt matched
+	// ("" otherwise; see report.Attempt), for history hosts.
+	Fingerprint string
+	Elapsed     float64 // seconds, to the millisecond
 	// EstTime is the file's declared est_time; Timeout the attempt's
 	// effective time limit in seconds (0: not recorded).
 	EstTime float64
@@ -106,7 +109,7 @@ func (run Run) Rows(f *report.File) []Row {
 	rows := make([]Row, 0, len(f.AttemptsDetail))
 	for _, a := range f.AttemptsDetail {
 		rows = append(rows, Row{Run: run, File: clean(f.File), Attempt: a.Attempt, Status: a.Status,
-			Cause: report.Cause(clean(string(a.Cause))), Elapsed: a.Elapsed, EstTime: float64(f.EstTime),
+			Cause: report.Cause(clean(string(a.Cause))), Fingerprint: clean(a.Fingerprint), Elapsed: a.Elapsed, EstTime: float64(f.EstTime),
 			Timeout: int64(a.Timeout)})
 	}
 	return rows
@@ -200,10 +203,16 @@ type Filter struct {
 	// Statuses, when set, keeps the attempts of these statuses; it does
 	// not change which runs LastRuns counts.
 	Statuses []report.Status
+	// Grouped asks for the rows of one report (one job's run of a suite
+	// or shard) one after another, and within it each file's attempts
+	// together in attempt order, as the answers that follow runs across
+	// rows (history flaky, history hosts) read them. The order of the
+	// reports stays unpromised.
+	Grouped bool
 	// TimingOnly says that the answer reads nothing of a row but its
 	// file, suite, backend, status and elapsed seconds: a store may leave
 	// the rest empty (the database then sends five columns of the
-	// twenty-four, and a million rows take a fraction of the time).
+	// twenty-five, and a million rows take a fraction of the time).
 	TimingOnly bool
 }
 

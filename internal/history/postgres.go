@@ -56,6 +56,7 @@ var migrations = []string{
 		attempt     integer NOT NULL,
 		status      text NOT NULL,
 		cause       text NOT NULL,
+		fingerprint text NOT NULL DEFAULT '',
 		elapsed     double precision NOT NULL,
 		est_time    double precision NOT NULL,
 		timeout     bigint NOT NULL,
@@ -76,7 +77,7 @@ const lockKey = 0x6d696c65732d6369
 // the scan.
 var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
 	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
-	"status", "cause", "elapsed", "est_time", "timeout", "runner", "hostname"}
+	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname"}
 
 // timingColumns are the columns a Filter.TimingOnly scan reads, in the
 // order of its scan.
@@ -85,7 +86,7 @@ var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
 // columnTypes are the columns' types, for the arrays of an insert.
 var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
 	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int4",
-	"text", "text", "float8", "float8", "int8", "text", "text"}
+	"text", "text", "text", "float8", "float8", "int8", "text", "text"}
 
 // Postgres is the fleet's store: the tables miles_ci_schema (the schema's
 // version) and miles_ci_attempts (the rows) of a PostgreSQL database,
@@ -321,7 +322,7 @@ func rowArrays(rows []Row) []any {
 		text(func(r *Row) string { return r.Key() }), text(func(r *Row) string { return r.File }),
 		ints(func(r *Row) int { return r.Attempt }),
 		text(func(r *Row) string { return string(r.Status) }), text(func(r *Row) string { return string(r.Cause) }),
-		elapsed, est, timeouts,
+		text(func(r *Row) string { return r.Fingerprint }), elapsed, est, timeouts,
 		text(func(r *Row) string { return r.Runner }), text(func(r *Row) string { return r.Hostname }),
 	}
 }
@@ -353,6 +354,11 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 			` GROUP BY run_key ORDER BY min(started) DESC, run_key COLLATE "C" DESC LIMIT $5)`
 		args = append(args, f.LastRuns)
 	}
+	if f.Grouped {
+		// The unique key's columns, which put the rows of one report,
+		// and of one file in it, together.
+		sql += ` ORDER BY repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt`
+	}
 	rows, err := p.conn.Query(ctx, sql, args...)
 	if err != nil {
 		return p.wrap("read", err)
@@ -364,7 +370,7 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	var shardID, shardSize, attempt int32
 	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
 		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
-		&status, &cause, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
+		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
 	if f.TimingOnly {
 		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
 	}

@@ -112,7 +112,7 @@ type fileHosts struct {
 
 type hostState struct {
 	runner    string
-	hostnames []string // distinct, first maxHostnames
+	hostnames []string // distinct, the least maxHostnames, sorted
 	more      bool     // more hostnames than kept
 	counts    Counts
 	prints    map[string]int
@@ -240,9 +240,13 @@ func (a *Analyzer) flush() {
 		a.hosts[key] = h
 	}
 	if name := j.host.Hostname; name != "" && !contains(h.hostnames, name) {
-		if len(h.hostnames) < maxHostnames {
-			h.hostnames = append(h.hostnames, name)
-		} else {
+		// The least names in byte order, not the first seen: the answer
+		// stays the same whatever order the jobs come in (a directory's
+		// paths, a database's index).
+		h.hostnames = append(h.hostnames, name)
+		sort.Strings(h.hostnames)
+		if len(h.hostnames) > maxHostnames {
+			h.hostnames = h.hostnames[:maxHostnames]
 			h.more = true
 		}
 	}
@@ -308,7 +312,8 @@ type JobResult struct {
 type HostResult struct {
 	// Key is the host's identity (Host.Key), Runner its runner name ("" for
 	// a host known by hostname only), Hostnames the distinct hostnames
-	// its jobs saw (at most maxHostnames, More when there were others).
+	// its jobs saw (the least maxHostnames in byte order, More when there
+	// were others).
 	Key       string
 	Runner    string
 	Hostnames []string

@@ -156,7 +156,7 @@ func TestHost_KeyIsTheRunnerElseTheHostname(t *testing.T) {
 		a.Add(Row{Host: Host{Runner: "r", Hostname: name}, Job: Job{RunID: string(rune('1' + i))}, File: "a.py", Attempt: 1, Status: report.Pass})
 	}
 	h := a.Result().Hosts[0]
-	assert.Equal(t, []string{"c1", "c4", "c5"}, h.Hostnames, "the first three distinct, sorted")
+	assert.Equal(t, []string{"c1", "c3", "c4"}, h.Hostnames, "the least three distinct, whatever order the jobs came in")
 	assert.True(t, h.More)
 }
 

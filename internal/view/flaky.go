@@ -1,0 +1,119 @@
+package view
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/radixark/miles-ci/internal/history"
+	"github.com/radixark/miles-ci/internal/textfmt"
+)
+
+// Flaky writes the answer of `history flaky`: a line per file that
+// failed or passed only on a retry (files are those at or above the
+// rate threshold), then what was left out and, when a file failed on one
+// host alone, where to look next. Every name in it comes from the history
+// and is written inert (see term).
+func Flaky(w io.Writer, res *history.Flaky, files []*history.FlakyFile) error {
+	if len(files) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "FILE\tSUITE\tRUNS\tFAILED\tRETRIED\tSAME-SHA\tRATE\tONLY ON")
+		for _, f := range files {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", term(f.File), term(f.Suite),
+				f.Runs, f.Failures, f.PassedOnRetry, f.PassedSameCommit, Percent(f.Rate), dash(term(f.OnlyOn)))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s failed or passed only on a retry", textfmt.CountNoun(len(files), "file"))
+	if hidden := len(res.Files) - len(files); hidden > 0 {
+		fmt.Fprintf(&b, " (%d more under --min-rate)", hidden)
+	}
+	fmt.Fprintf(&b, "; %s: every run passed at the first attempt\n", textfmt.CountNoun(res.Clean, "clean file"))
+	for _, f := range files {
+		if f.OnlyOn != "" {
+			b.WriteString("ONLY ON: the file failed in two runs or more, every time on that host, and passed on another: see miles-ci history hosts\n")
+			break
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Percent writes a rate as "20.0%".
+func Percent(rate float64) string { return strconv.FormatFloat(rate*100, 'f', 1, 64) + "%" }
+
+// FlakyJSON writes the answer as the JSON document of `history flaky
+// --json`: the threshold, the files at or above it, how many were below
+// it and how many clean.
+func FlakyJSON(w io.Writer, res *history.Flaky, files []*history.FlakyFile, minRate float64) error {
+	if files == nil {
+		files = []*history.FlakyFile{}
+	}
+	return writeJSON(w, struct {
+		MinRate float64              `json:"min_rate"`
+		Files   []*history.FlakyFile `json:"files"`
+		Below   int                  `json:"below_min_rate"`
+		Clean   int                  `json:"clean"`
+	}{minRate, files, len(res.Files) - len(files), res.Clean})
+}
+
+// quarantineEntry is one file of the proposed quarantine list.
+type quarantineEntry struct {
+	File   string  `yaml:"file"`
+	Suite  string  `yaml:"suite"`
+	Rate   float64 `yaml:"rate"`
+	Reason string  `yaml:"reason"`
+}
+
+// Quarantine writes the files as a YAML `quarantine:` list to paste into
+// a configuration: each file with its suite, its rate (to 3 decimals) and
+// the counts as the reason. A file that failed on one host alone is left
+// out, in a comment: quarantining it would hide the host. No miles-ci
+// reads the list yet (see `help history`); the header says so.
+func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The files of the run history that failed or passed only on a retry in at\n"+
+		"# least %s of their runs (miles-ci history flaky --quarantine). A proposal:\n"+
+		"# miles-ci run does not read this list; see miles-ci help history.\n", Percent(minRate))
+	var list []quarantineEntry
+	var tied []*history.FlakyFile
+	for _, f := range files {
+		if f.OnlyOn != "" {
+			tied = append(tied, f)
+			continue
+		}
+		list = append(list, quarantineEntry{File: f.File, Suite: f.Suite, Rate: math.Round(f.Rate*1000) / 1000,
+			Reason: fmt.Sprintf("flaky: %d of %d runs failed, %d passed on a retry, %d failed at a commit where another run passed",
+				f.Failures, f.Runs, f.PassedOnRetry, f.PassedSameCommit)})
+	}
+	if list == nil {
+		list = []quarantineEntry{}
+	}
+	// Indented as the configuration is (default.yaml), to paste beside it.
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(struct {
+		Quarantine []quarantineEntry `yaml:"quarantine"`
+	}{list}); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	if len(tied) > 0 {
+		b.WriteString("# Left out, failing on one host only (see miles-ci history hosts):\n")
+		for _, f := range tied {
+			fmt.Fprintf(&b, "#   %s (%s): only on %s\n", term(f.File), term(f.Suite), term(f.OnlyOn))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
