@@ -36,7 +36,7 @@ func NewCmdHistory(f *Factory) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
-	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil), newCmdHistoryFlaky(f, nil), newCmdHistoryHosts(f, nil))
+	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil), newCmdHistoryFlaky(f, nil), newCmdHistoryHosts(f, nil), newCmdHistorySetup(f, nil))
 	return cmd
 }
 
@@ -212,6 +212,13 @@ func writeTimingsText(f *Factory, files []*history.FileTiming) error {
 		rows = append(rows, []string{textfmt.OneLine(t.File), textfmt.OneLine(t.Suite), textfmt.OneLine(t.Backend),
 			strconv.Itoa(t.Runs), secs3(t.Median), secs3(t.P90), secs3(t.Max)})
 	}
+	_, err := fmt.Fprint(f.Out, alignTable(rows, 3))
+	return err
+}
+
+// alignTable lays rows out in columns two spaces apart: the first left
+// columns left-aligned (names), the rest right-aligned (numbers).
+func alignTable(rows [][]string, left int) string {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
@@ -222,7 +229,7 @@ func writeTimingsText(f *Factory, files []*history.FileTiming) error {
 	for _, r := range rows {
 		for i, c := range r {
 			switch {
-			case i < 3:
+			case i < left:
 				fmt.Fprintf(&b, "%-*s  ", width[i], c)
 			case i < len(r)-1:
 				fmt.Fprintf(&b, "%*s  ", width[i], c)
@@ -231,8 +238,7 @@ func writeTimingsText(f *Factory, files []*history.FileTiming) error {
 			}
 		}
 	}
-	_, err := fmt.Fprint(f.Out, b.String())
-	return err
+	return b.String()
 }
 
 func writeTimingsJSON(f *Factory, files []*history.FileTiming) error {

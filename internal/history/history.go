@@ -67,6 +67,10 @@ type Run struct {
 	ShardSize int
 	Runner    string
 	Hostname  string
+	// Setup is the run's job setup in seconds: from the job's start to
+	// its first test (report.SetupSeconds); nil when the run did not know
+	// when its job started.
+	Setup *float64
 }
 
 // RunOf reads the run a report describes. A report without "started"
@@ -92,6 +96,9 @@ func RunOf(r *report.Report) (Run, error) {
 		run.Repository, run.Workflow, run.RunID, run.RunAttempt = h.Repository, h.Workflow, h.RunID, h.RunAttempt
 		run.Job, run.Event, run.PR, run.SHA = h.Job, h.Event, h.PR, h.SHA
 		run.Runner, run.Hostname = h.Runner, h.Hostname
+	}
+	if setup, ok := report.SetupSeconds(r); ok {
+		run.Setup = &setup
 	}
 	run.clean()
 	return run, nil
@@ -212,7 +219,7 @@ type Filter struct {
 	// TimingOnly says that the answer reads nothing of a row but its
 	// file, suite, backend, status and elapsed seconds: a store may leave
 	// the rest empty (the database then sends five columns of the
-	// twenty-five, and a million rows take a fraction of the time).
+	// twenty-six, and a million rows take a fraction of the time).
 	TimingOnly bool
 }
 

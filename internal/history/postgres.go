@@ -62,6 +62,7 @@ var migrations = []string{
 		timeout     bigint NOT NULL,
 		runner      text NOT NULL,
 		hostname    text NOT NULL,
+		setup       double precision,
 		written_at  timestamptz NOT NULL DEFAULT now(),
 		UNIQUE (repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt)
 	);
@@ -77,7 +78,7 @@ const lockKey = 0x6d696c65732d6369
 // the scan.
 var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
 	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
-	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname"}
+	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname", "setup"}
 
 // timingColumns are the columns a Filter.TimingOnly scan reads, in the
 // order of its scan.
@@ -86,7 +87,7 @@ var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
 // columnTypes are the columns' types, for the arrays of an insert.
 var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
 	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int4",
-	"text", "text", "text", "float8", "float8", "int8", "text", "text"}
+	"text", "text", "text", "float8", "float8", "int8", "text", "text", "float8"}
 
 // Postgres is the fleet's store: the tables miles_ci_schema (the schema's
 // version) and miles_ci_attempts (the rows) of a PostgreSQL database,
@@ -301,6 +302,7 @@ func rowArrays(rows []Row) []any {
 		return out
 	}
 	prs := make([]*int32, n)
+	setups := make([]*float64, n)
 	started := make([]time.Time, n)
 	elapsed, est := make([]float64, n), make([]float64, n)
 	timeouts := make([]int64, n)
@@ -310,7 +312,7 @@ func rowArrays(rows []Row) []any {
 			v := int32(*r.PR)
 			prs[i] = &v
 		}
-		started[i], elapsed[i], est[i], timeouts[i] = r.Started, r.Elapsed, r.EstTime, r.Timeout
+		started[i], elapsed[i], est[i], timeouts[i], setups[i] = r.Started, r.Elapsed, r.EstTime, r.Timeout, r.Setup
 	}
 	return []any{
 		text(func(r *Row) string { return r.Repository }), text(func(r *Row) string { return r.Workflow }),
@@ -324,6 +326,7 @@ func rowArrays(rows []Row) []any {
 		text(func(r *Row) string { return string(r.Status) }), text(func(r *Row) string { return string(r.Cause) }),
 		text(func(r *Row) string { return r.Fingerprint }), elapsed, est, timeouts,
 		text(func(r *Row) string { return r.Runner }), text(func(r *Row) string { return r.Hostname }),
+		setups,
 	}
 }
 
@@ -366,16 +369,17 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	defer rows.Close()
 	var r Row
 	var pr *int32
+	var setup *float64
 	var runKey, status, cause string
 	var shardID, shardSize, attempt int32
 	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
 		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
-		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname}
+		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname, &setup}
 	if f.TimingOnly {
 		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
 	}
 	for rows.Next() {
-		pr = nil
+		pr, setup = nil, nil
 		if err := rows.Scan(dest...); err != nil {
 			return p.wrap("read", err)
 		}
@@ -384,6 +388,7 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 			v := int(*pr)
 			r.PR = &v
 		}
+		r.Setup = setup
 		r.Started = r.Started.UTC()
 		r.ShardID, r.ShardSize, r.Attempt = int(shardID), int(shardSize), int(attempt)
 		r.Status, r.Cause = report.Status(status), report.Cause(cause)

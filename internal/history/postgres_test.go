@@ -18,14 +18,15 @@ import (
 func TestMain(m *testing.M) { os.Exit(testutil.RunWithPostgres(m)) }
 
 // sampleRows are rows of two runs, with the texts a store must keep as
-// they are: a pull request number and none, a cause, an infinite
-// est_time.
+// they are: a pull request number and none, a setup and none, a cause,
+// an infinite est_time.
 func sampleRows() []Row {
 	start := time.Date(2026, 12, 1, 8, 3, 1, 123e6, time.UTC)
 	pr := 2542
+	setup := 187.25
 	gh := Run{Repository: "radixark/miles", Workflow: "PR Test", RunID: "991", RunAttempt: "1", Job: "gpu",
 		Event: "pull_request", PR: &pr, SHA: "5f1e", Cadence: "regular", Started: start,
-		Suite: "stage-b", Backend: "cuda", ShardID: 1, ShardSize: 4, Runner: "novita-2", Hostname: "h2"}
+		Suite: "stage-b", Backend: "cuda", ShardID: 1, ShardSize: 4, Runner: "novita-2", Hostname: "h2", Setup: &setup}
 	local := Run{Started: start.Add(time.Hour), Suite: "stage-b", Backend: "cuda", Hostname: "dev"}
 	return []Row{
 		{Run: gh, File: "tests/a.py", Attempt: 1, Status: report.Fail, Cause: report.CauseInfra, Elapsed: 12.5, EstTime: 60, Timeout: 1800},

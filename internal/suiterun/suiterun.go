@@ -151,6 +151,9 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	// is read back.
 	head := &report.Report{Suite: p.Suite.Name, Backend: string(p.Backend), Partition: p.Partition(),
 		Cadence: p.Policy.Cadence, Started: now().UTC().Format(report.StartedLayout), Host: host}
+	if jobKnown {
+		head.JobStarted = report.Stamp(job.Time)
+	}
 	var fileDone func(int, *runner.FileResult)
 	if s.History != nil {
 		fileDone = recordFile(ctx, s, head)
@@ -226,6 +229,15 @@ func recordFile(ctx context.Context, s Spec, head *report.Report) func(int, *run
 	}
 	s.History.Start(ctx)
 	return func(_ int, res *runner.FileResult) {
+		if head.FirstTestStarted == "" && len(res.Attempts) > 0 {
+			// The first file that ran started the first test: the run's
+			// setup (report.SetupSeconds) is known from here on, as its
+			// report will say.
+			head.FirstTestStarted = report.Stamp(res.Attempts[0].Started)
+			if known, err := history.RunOf(head); err == nil {
+				run = known
+			}
+		}
 		one := (&runner.Results{Files: []runner.FileResult{*res}}).Document(head.Suite, head.Backend)
 		setTimeouts(one.Files, s.Limits)
 		s.History.Record(ctx, run.Rows(&one.Files[0]))
