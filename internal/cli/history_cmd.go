@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,10 @@ func (h *historyFilterFlags) bind(fs *pflag.FlagSet, suite bool) {
 	flagkind.Set(fs.VarPF(intValue{&h.Days}, "days", "", "only the runs that started in the last `D` days"), flagkind.Number)
 }
 
+// maxHistoryDays bounds --days: a century covers any history, and keeps
+// the window's start a real date.
+const maxHistoryDays = 36525
+
 // filter checks the flags and returns the filter they make at now.
 func (h *historyFilterFlags) filter(now time.Time) (history.Filter, error) {
 	if h.Cadence != "" && !policy.ValidCadence(h.Cadence) {
@@ -65,9 +70,12 @@ func (h *historyFilterFlags) filter(now time.Time) (history.Filter, error) {
 	if h.Last > 0 && h.Days > 0 {
 		return history.Filter{}, usageErrorf("--last counts runs and --days counts days; give one of them")
 	}
+	if h.Days > maxHistoryDays {
+		return history.Filter{}, usageErrorf("--days %d: at most %d (a century)", h.Days, maxHistoryDays)
+	}
 	f := history.Filter{Suite: h.Suite, Cadence: h.Cadence, LastRuns: h.Last}
 	if h.Days > 0 {
-		f.Since = now.UTC().Add(-time.Duration(h.Days) * 24 * time.Hour)
+		f.Since = now.UTC().AddDate(0, 0, -h.Days)
 	}
 	return f, nil
 }
@@ -79,7 +87,26 @@ func openHistory(ctx context.Context, from string) (history.Reader, error) {
 	if history.IsURL(from) {
 		return history.OpenPostgres(ctx, from, history.ForReading)
 	}
+	if err := checkReportsPath(from); err != nil {
+		return nil, err
+	}
 	return &history.Dir{Paths: []string{from}}, nil
+}
+
+// checkReportsPath refuses a --from that names nothing on disk and looks
+// like a connection string mistyped (POSTGRES://, postgress://,
+// host=… password=…): such a value is a secret, and the directory
+// reader's error would print it whole. Nothing of it is printed.
+func checkReportsPath(from string) error {
+	if _, err := os.Stat(from); err == nil {
+		return nil
+	}
+	lower := strings.ToLower(from)
+	if strings.Contains(lower, "://") || strings.HasPrefix(lower, "postgres") ||
+		strings.Contains(lower, "password=") || strings.Contains(lower, "host=") || strings.Contains(lower, "dbname=") {
+		return usageErrorf("--from is neither a directory or file of run reports nor a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)")
+	}
+	return nil
 }
 
 // warnSkipped says what a directory scan left out, one line per reason.

@@ -122,3 +122,36 @@ func TestHistorySetup_RunsWithoutAJobStartAreCountedAndExplained(t *testing.T) {
 		"1 suite knew no job start: set MILES_CI_JOB_STARTED in the job's first step (miles-ci help migrate)",
 		""}, "\n"), out)
 }
+
+// A --from that is neither on disk nor a postgres:// URL but looks like a
+// connection string is refused without printing it: it may hold the
+// password (a mistyped scheme, a keyword DSN).
+func TestHistory_AMistypedURLIsNeverPrinted(t *testing.T) {
+	for _, from := range []string{
+		"postgress://ci:hunter2secret@db/h", "POSTGRES://ci:hunter2secret@db/h", "postgresql:/ci:hunter2secret@db/h",
+		"host=db user=ci password=hunter2secret dbname=h",
+	} {
+		for _, args := range [][]string{
+			{"history", "timings", "--from", from}, {"history", "flaky", "--from", from},
+			{"history", "hosts", "--from", from}, {"history", "setup", "--from", from},
+		} {
+			code, out, errOut := askAt(t, args...)
+			assert.Equal(t, 2, code, "%v", args)
+			assert.NotContains(t, out+errOut, "hunter2secret", "%v", args)
+			assert.Contains(t, errOut, "--from is neither a directory or file of run reports nor a postgres:// or postgresql:// URL", "%v", args)
+		}
+	}
+	// A directory that is simply missing is named, as any missing path.
+	code, _, errOut := askAt(t, "history", "timings", "--from", "no-such-reports")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no-such-reports")
+}
+
+// --days counts back whole days from now, up to a century; beyond, the
+// window would start after now (a Duration overflows) and answer nothing.
+func TestHistory_DaysBeyondACenturyIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := askAt(t, "history", "timings", "--from", dir, "--days", "106752")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "--days 106752: at most 36525 (a century)")
+}

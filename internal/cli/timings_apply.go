@@ -308,7 +308,12 @@ func (opts *TimingsApplyOptions) command(f *Factory, mode timings.Mode, narrow .
 	// workflow keeps it in.
 	fromURL := history.IsURL(opts.From)
 	if opts.From != "" && !fromURL {
-		argv = append(argv, "--from", opts.From)
+		if checkReportsPath(opts.From) != nil {
+			// Not a path and not a URL: a mistyped secret, never echoed.
+			fromURL = true
+		} else {
+			argv = append(argv, "--from", opts.From)
+		}
 	}
 	switch mode {
 	case timings.Check:

@@ -6,6 +6,7 @@ package config
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -106,7 +107,11 @@ type Suite struct {
 // pull request sizes it (see TargetMinutes): the target less the setup
 // every shard's job spends before its first test, so that a shard's job,
 // setup and tests, ends within target_minutes.
-func (s Suite) ShardBudget() float64 { return (s.TargetMinutes - s.SetupMinutes) * 60 }
+// It is rounded to the millisecond: in floating point 45 − 11.2 minutes
+// is 2027.9999999999998 s, and a shard of exactly 2028 s must fit.
+func (s Suite) ShardBudget() float64 {
+	return math.Round((s.TargetMinutes-s.SetupMinutes)*60*1000) / 1000
+}
 
 // SuiteDefaults are the values of a suite that does not set its own.
 type SuiteDefaults struct {

@@ -805,6 +805,9 @@ func TestParse_SetupMinutesTheSuitesOwnElseTheDefault(t *testing.T) {
 	unit, _ = c.Suite("unit")
 	assert.Zero(t, unit.SetupMinutes)
 	assert.Equal(t, 30*60.0, unit.ShardBudget())
+	// Exact to the millisecond where floating point is not: 45 − 11.2
+	// minutes is 2028 s, which a shard of 2028 s fits.
+	assert.Equal(t, 2028.0, Suite{TargetMinutes: 45, SetupMinutes: 11.2}.ShardBudget())
 }
 
 func TestParse_ExtendsDefaultSetsTheSetupOfTheBuiltInSuites(t *testing.T) {

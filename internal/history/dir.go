@@ -84,7 +84,15 @@ func (s *Skipped) Warnings() []string {
 // runs.
 func (d *Dir) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
 	emit := func(run *Run, r *report.Report) error {
+		listed := make(map[string]bool, len(r.Files))
 		for i := range r.Files {
+			if listed[r.Files[i].File] {
+				// The database keeps one listing of a file a suite
+				// registers twice (its key has no listing): so does
+				// the directory, so that both answer alike.
+				continue
+			}
+			listed[r.Files[i].File] = true
 			for _, row := range run.Rows(&r.Files[i]) {
 				if f.keepsStatus(row.Status) {
 					if err := fn(&row); err != nil {

@@ -140,3 +140,28 @@ func TestRows_TextIsStoredAsAReportWritesIt(t *testing.T) {
 	assert.Equal(t, "ok", clean("ok"))
 	assert.Equal(t, "a\uFFFDb\uFFFD\uFFFDc", clean("a\x00b\xff\xfec"), "each bad byte, and NUL, is U+FFFD")
 }
+
+// A file a suite registers twice is listed twice in its report; the
+// database keeps the first listing's rows (its key has no listing), and
+// the directory reads the same rows, so both stores answer alike.
+func TestDir_AndPostgresKeepOneListingOfAFileListedTwice(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	writeReport(t, filepath.Join(dir, "r.json"), "stage-b", "nightly", "7", 0, start, report.Pass, "tests/a.py", "tests/b.py", "tests/a.py")
+	fromDir := scanAll(t, &Dir{Paths: []string{dir}}, Filter{})
+	require.Len(t, fromDir, 2, "a.py once, b.py once")
+
+	url := pgURL(t)
+	ctx := context.Background()
+	p, err := OpenPostgres(ctx, url, ForWriting)
+	require.NoError(t, err)
+	defer p.Close()
+	r, err := report.Read(filepath.Join(dir, "r.json"))
+	require.NoError(t, err)
+	rows, err := RowsOf(r)
+	require.NoError(t, err)
+	added, err := p.Write(ctx, rows)
+	require.NoError(t, err)
+	assert.Equal(t, 2, added)
+	assert.Equal(t, rowKeys(fromDir), rowKeys(scanAll(t, p, Filter{})))
+}

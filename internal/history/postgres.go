@@ -192,7 +192,13 @@ func (p *Postgres) migrate(ctx context.Context) error {
 	if err != nil {
 		return p.wrap("migrate", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer func() {
+		// A rollback after an error has its own bound: a server that
+		// stalls then must not hold the job.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), StatementTimeout)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockKey)); err != nil {
 		return p.wrap("migrate", err)
 	}

@@ -115,7 +115,9 @@ func QuantileName(q float64) string {
 	if q == 0.5 {
 		return "median"
 	}
-	return "p" + strconv.FormatFloat(q*100, 'f', -1, 64)
+	// q*100 in floating point is 56.99999999999999 for 0.57: a quantile
+	// is named to a millionth of a percent, which a flag gives.
+	return "p" + strconv.FormatFloat(math.Round(q*1e8)/1e6, 'f', -1, 64)
 }
 
 // Threshold says how far a measured time must be from the declared

@@ -239,3 +239,14 @@ func FuzzRewrite(f *testing.F) {
 		assert.Equal(t, src, string(back))
 	})
 }
+
+// A quantile is named as it was given, without the noise of q*100 in
+// floating point (0.57 would be p56.99999999999999).
+func TestQuantileName_NamesThePercentileAsGiven(t *testing.T) {
+	for given, want := range map[string]string{"0.5": "median", "p50": "median", "0.9": "p90", "p57": "p57",
+		"0.07": "p7", "0.29": "p29", "p99.5": "p99.5", "0.999": "p99.9", "1": "p100"} {
+		q, err := ParseQuantile(given)
+		require.NoError(t, err, given)
+		assert.Equal(t, want, QuantileName(q), given)
+	}
+}
