@@ -186,8 +186,27 @@ func (p *Postgres) wrap(op string, err error) error {
 	return &Error{Op: op, Msg: msg, Timeout: errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err)}
 }
 
-// migrate brings the schema up to SchemaVersion, under the lock.
+// migrate brings the schema up to SchemaVersion, under the lock. A
+// schema already current is read, never locked or created: a role that
+// may only read and insert (no CREATE on the schema, PostgreSQL 15's
+// default for public) then writes every run once an owner has created
+// the tables.
 func (p *Postgres) migrate(ctx context.Context) error {
+	// Two statements: a query naming a table that does not exist fails
+	// when planned, whatever branch would read it.
+	var exists bool
+	if err := p.conn.QueryRow(ctx, `SELECT to_regclass('miles_ci_schema') IS NOT NULL`).Scan(&exists); err != nil {
+		return p.wrap("migrate", err)
+	}
+	if exists {
+		var current *int
+		if err := p.conn.QueryRow(ctx, `SELECT max(version) FROM miles_ci_schema`).Scan(&current); err != nil {
+			return p.wrap("migrate", err)
+		}
+		if current != nil && *current >= SchemaVersion {
+			return nil
+		}
+	}
 	tx, err := p.conn.Begin(ctx)
 	if err != nil {
 		return p.wrap("migrate", err)

@@ -2,8 +2,10 @@ package history
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,3 +124,31 @@ func pgURL(t *testing.T) string {
 }
 
 func testutilPostgres(b *testing.B) string { return testutil.Postgres(b).NewDatabase(b) }
+
+// A role that may read and insert but not create (PostgreSQL 15's
+// default on public) writes every run once the schema is current: a
+// writer that finds the schema up to date neither locks nor creates.
+func TestPostgres_AWriterWithoutCreateWritesToACurrentSchema(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	ctx := context.Background()
+	owner, err := OpenPostgres(ctx, url, ForWriting)
+	require.NoError(t, err)
+	role := fmt.Sprintf("writer_%d", time.Now().UnixNano())
+	for _, sql := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+		"GRANT USAGE ON SCHEMA public TO " + role,
+		"GRANT SELECT, INSERT ON miles_ci_schema, miles_ci_attempts TO " + role,
+	} {
+		_, err := owner.conn.Exec(ctx, sql)
+		require.NoError(t, err, sql)
+	}
+	require.NoError(t, owner.Close())
+
+	limited, err := OpenPostgres(ctx, strings.Replace(url, "user=postgres", "user="+role, 1), ForWriting)
+	require.NoError(t, err, "a current schema needs no CREATE")
+	defer limited.Close()
+	added, err := limited.Write(ctx, sampleRows())
+	require.NoError(t, err)
+	assert.Equal(t, 3, added)
+}
