@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -183,7 +184,12 @@ func TestJobOf_AReportThatNamesNoOneHostCannotBePlaced(t *testing.T) {
 	local := &report.Report{Suite: "s", Host: &report.Host{Hostname: "box"}}
 	job, _, err = JobOf(local, "dir/r.json")
 	require.NoError(t, err)
-	assert.Equal(t, "dir/r.json", job.Source, "a run outside Actions is told apart by its report")
+	abs, err := filepath.Abs("dir/r.json")
+	require.NoError(t, err)
+	assert.Equal(t, abs, job.Source, "a run outside Actions is told apart by its report")
+	again, _, err := JobOf(local, "./dir/../dir/r.json")
+	require.NoError(t, err)
+	assert.Equal(t, job, again, "however the path to the same report is written")
 
 	var un *Unattributable
 	for name, r := range map[string]*report.Report{

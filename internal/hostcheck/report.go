@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"path/filepath"
 	"strconv"
 
 	"github.com/radixark/miles-ci/internal/report"
@@ -31,7 +32,11 @@ func JobOf(r *report.Report, path string) (Job, Host, error) {
 		job.Partition = strconv.Itoa(p.ID) + "/" + strconv.Itoa(p.Size)
 	}
 	if job.RunID == "" {
+		// The same file given as runs/a.json and ./runs/a.json is one.
 		job.Source = path
+		if abs, err := filepath.Abs(path); err == nil {
+			job.Source = abs
+		}
 	}
 	return job, Host{Runner: h.Runner, Hostname: h.Hostname}, nil
 }

@@ -202,6 +202,9 @@ type Preflight struct {
 	// Foreign lists GPU memory held by processes that are not this run's
 	// (an orphaned context of an earlier job); [] when none.
 	Foreign []ForeignProcess `json:"foreign"`
+	// ForeignError says why the tool gave no process list when it did
+	// not (foreign_processes: warn goes on without one); "" otherwise.
+	ForeignError string `json:"foreign_error"`
 }
 
 // PreflightStatus is the outcome of a Preflight.

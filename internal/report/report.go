@@ -544,6 +544,9 @@ func (r *Report) check() error {
 			if err := checkCause(a.Cause); err != nil {
 				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
 			}
+			if !validFingerprint(a.Fingerprint) {
+				return fmt.Errorf("files[%d] (%q) attempt %d has fingerprint %q; expected a name of letters, digits, '.', '-' and '_'", i, f.File, j+1, a.Fingerprint)
+			}
 			if !validSeconds(a.Elapsed) {
 				return fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, j+1, a.Elapsed, maxSeconds)
 			}
@@ -588,6 +591,18 @@ const (
 )
 
 func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }
+
+// validFingerprint reports whether s could be an infra fingerprint's
+// name as the configuration allows one (or "", none): a report read back
+// prints it in summaries and tables, where it must stay plain text.
+func validFingerprint(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // checkCause checks an attempt's cause: one of the causes, or "" (an
 // attempt that did not fail, or a report written before causes were).

@@ -98,6 +98,7 @@ func TestRead_BadReportsAreOneLineErrorsNamingTheFile(t *testing.T) {
 		{"a report that also holds timings", write("both-keys.json", strings.Replace(good, `"version": 1,`, `"version": 1, "timings": {},`, 1)), ``},
 		{"array", write("arr.json", `[1]`), `read report "DIR/arr.json": the document is a JSON array; expected an object`},
 		{"bad cause", write("cause.json", strings.Replace(good, `"status": "PASS"`, `"status": "FAIL", "cause": "gremlins"`, 1)), `read report "DIR/cause.json": files[0] ("a.py") has cause "gremlins"; expected one of "test", "timeout", "infra" or none`},
+		{"bad fingerprint", write("fp.json", strings.Replace(good, `"status": "PASS"`, `"status": "FAIL", "attempts": 1, "attempts_detail": [{"attempt": 1, "status": "FAIL", "cause": "infra", "fingerprint": "x\u001b]0;pwned\u0007"}]`, 1)), `read report "DIR/fp.json": files[0] ("a.py") attempt 1 has fingerprint "x\x1b]0;pwned\a"; expected a name of letters, digits, '.', '-' and '_'`},
 		{"bad type", write("type.json", `{"version": 1, "suite": "s", "backend": "cuda", "files": {}}`), `read report "DIR/type.json": "files" is a JSON object, which is not its type`},
 		{"bad status", write("status.json", strings.Replace(good, `"PASS"`, `"OK"`, 1)), `read report "DIR/status.json": files[0] ("a.py") has status "OK"; expected one of PASS, FAIL, TIMEOUT, NOT RUN, INTERRUPTED`},
 		{"bad est_time", write("est.json", strings.Replace(good, `"status": "PASS"`, `"status": "PASS", "est_time": "1"`, 1)), `read report "DIR/est.json": est_time is "1"; expected a number`},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/radixark/miles-ci/internal/report"
 )
@@ -102,6 +103,8 @@ func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeou
 	switch {
 	case err != nil:
 		return "", fmt.Sprintf("%s could not start: %v", t.name, err), ""
+	case res.unkillable:
+		return "", fmt.Sprintf("%s timed out after %s and %s", t.name, timeout, errStuck), said
 	case res.timedOut:
 		return "", fmt.Sprintf("%s timed out after %s", t.name, timeout), said
 	case res.interrupted:
@@ -155,7 +158,14 @@ func lastWords(s string) string {
 	if len(w) > 500 {
 		w = w[len(w)-500:]
 	}
-	return strings.ToValidUTF8(w, "?")
+	// The words go to the log, annotations and reports as text: a tool's
+	// terminal escapes (ESC, BEL, a carriage return) must not act there.
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\t' {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(w, "?"))
 }
 
 // lookPath finds an executable name in the directories of path, as the

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/radixark/miles-ci/internal/report"
@@ -87,6 +88,12 @@ func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight
 		case failure == "":
 			finish(report.PreflightReady, "")
 			return pf, gpus
+		case strings.HasSuffix(failure, errStuck):
+			// Every later call would hang the same way, each leaving a
+			// process behind: the host is not ready, now.
+			finish(report.PreflightNotReady, failure)
+			pf.LastWords = said
+			return pf, nil
 		case failure == errTooFewGPUs:
 			finish(report.PreflightNotReady, fmt.Sprintf("%s listed %d GPU(s); the suite needs %d", tool.name, pf.GpusFound, p.GPUsNeeded))
 			return pf, nil
@@ -106,6 +113,10 @@ func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight
 // errTooFewGPUs is try's failure when the tool listed fewer GPUs than
 // needed.
 const errTooFewGPUs = "too few GPUs"
+
+// errStuck ends the failure of a tool that did not exit after SIGKILL
+// (see killWait).
+const errStuck = "did not exit after SIGKILL (stuck in the driver?)"
 
 // try asks the tool once: for the GPUs, then, when it can say and the
 // count is enough, for the processes holding GPU memory (into pf.Foreign).
@@ -131,13 +142,24 @@ func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline t
 	if tool.procArgs == nil {
 		return gpus, "", ""
 	}
-	out, failure, said = tool.ask(ctx, bin, tool.procArgs, p.Env, bound())
-	if failure != "" {
-		return nil, failure, said
+	// The process list gets a call of its own length: a tool that took
+	// most of the check to list the GPUs has listed them.
+	out, failure, said = tool.ask(ctx, bin, tool.procArgs, p.Env, p.QueryTimeout)
+	var procs []report.ForeignProcess
+	if failure == "" {
+		if procs, err = tool.parseProcs(out); err != nil {
+			failure, said = fmt.Sprintf("%s process list not understood: %v", tool.name, err), lastWords(out)
+		}
 	}
-	procs, err := tool.parseProcs(out)
-	if err != nil {
-		return nil, fmt.Sprintf("%s process list not understood: %v", tool.name, err), lastWords(out)
+	if failure != "" {
+		if p.FailOnForeign || strings.HasSuffix(failure, errStuck) {
+			return nil, failure, said
+		}
+		// Foreign processes only warn: a list the tool could not give
+		// leaves the host as ready as its GPUs say, and the report says
+		// why it has no list.
+		pf.ForeignError = failure
+		return gpus, "", ""
 	}
 	// Before the first test every process on a GPU is another job's, and
 	// after a failed attempt this run's children are already reaped.

@@ -219,3 +219,36 @@ func BenchmarkPreflight_HealthyHost(b *testing.B) {
 		}
 	}
 }
+
+// The process list only warns by default: a tool that lists the GPUs but
+// cannot give the processes leaves the host ready, and the report says
+// why it has no list; with foreign_processes: fail the host is not ready.
+func TestPreflight_AProcessListTheToolCannotGiveOnlyWarnsByDefault(t *testing.T) {
+	p := fakePreflight(t, "cuda", "FAKE_GPU_PROCS=denied")
+	pf := p.Check(context.Background(), "start")
+	assert.Equal(t, report.PreflightReady, pf.Status)
+	assert.Equal(t, 8, pf.GpusFound)
+	assert.Contains(t, pf.ForeignError, "nvidia-smi process list not understood")
+
+	p.FailOnForeign, p.Timeout, p.Interval = true, 200*time.Millisecond, 50*time.Millisecond
+	pf = p.Check(context.Background(), "start")
+	assert.Equal(t, report.PreflightNotReady, pf.Status)
+	assert.Contains(t, pf.Reason, "process list not understood")
+}
+
+// After SIGKILL a child gets killWait to exit; one stuck in the kernel
+// (no signal reaches a process in state D) is left behind instead of
+// holding the run.
+func TestWaitAtMost_GivesUpOnAChildThatNeverExits(t *testing.T) {
+	never := make(chan error)
+	assert.False(t, waitAtMost(never, 10*time.Millisecond))
+	exited := make(chan error, 1)
+	exited <- nil
+	assert.True(t, waitAtMost(exited, time.Hour))
+}
+
+// A GPU tool's last words reach the log, annotations and the report as
+// text: its terminal escapes are made inert, its last line kept.
+func TestLastWords_KeepsTheLastLineAndNoControlCharacter(t *testing.T) {
+	assert.Equal(t, "?[31mFailed to initialize NVML?\tUnknown Error", lastWords("first\n\x1b[31mFailed to initialize NVML\a\tUnknown Error\n"))
+}

@@ -54,6 +54,9 @@ type procResult struct {
 	exitCode    int // the child's status; -N when killed by signal N (Python's returncode)
 	timedOut    bool
 	interrupted bool
+	// unkillable: the child was still there killWait after SIGKILL (stuck
+	// in the kernel); it was left behind, and exitCode is -1.
+	unkillable bool
 	// endedWithoutNewline: the merged output was not empty and its last
 	// byte was not '\n'.
 	endedWithoutNewline bool
@@ -113,7 +116,7 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		case <-timeoutC:
 			res.timedOut = true
 			killGroup(pgid, syscall.SIGKILL)
-			<-waitDone
+			res.unkillable = !waitAtMost(waitDone, killWait)
 			waiting = false
 		case <-ctx.Done():
 			res.interrupted = true
@@ -124,7 +127,7 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 				grace.Stop()
 			case <-grace.C:
 				killGroup(pgid, syscall.SIGKILL)
-				<-waitDone
+				res.unkillable = !waitAtMost(waitDone, killWait)
 			}
 			waiting = false
 		}
@@ -143,8 +146,32 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		res.endedWithoutNewline = c.n > 0 && c.last != '\n'
 	}
 
+	if res.unkillable {
+		// cmd.Wait still runs in its goroutine: ProcessState is not ours
+		// to read.
+		res.exitCode = -1
+		return res, nil
+	}
 	res.exitCode = exitStatus(cmd.ProcessState)
 	return res, nil
+}
+
+// killWait bounds the wait for a child to exit after SIGKILL. A process
+// exits within milliseconds of it unless it is stuck in the kernel (a GPU
+// tool blocked in a driver that lost its GPU, in state D), where no signal
+// reaches it: then the run goes on without it rather than wait forever.
+const killWait = 5 * time.Second
+
+// waitAtMost waits for done for at most d and reports whether it came.
+func waitAtMost(done <-chan error, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // exitStatus is the child's exit code, or -N when signal N killed it.

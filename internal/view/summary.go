@@ -85,9 +85,14 @@ func infraSection(r *report.Report) string {
 		host = "this host"
 	}
 	var s strings.Builder
-	fmt.Fprintf(&s, "**Infra failures on %s:** an output line matched an infra fingerprint: the host is to blame, not the code.\n%s",
-		textfmt.Markdown(host), b.String())
-	s.WriteString("\nTo see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n")
+	if b.Len() > 0 {
+		fmt.Fprintf(&s, "**Infra failures on %s:** an output line matched an infra fingerprint: the host is to blame, not the code.\n%s\n",
+			textfmt.Markdown(host), b.String())
+	}
+	// A run the first preflight stopped matched nothing: the Host not
+	// ready notice under the heading says why; the way to the host's
+	// other runs is the same.
+	s.WriteString("To see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n")
 	return s.String()
 }
 

@@ -218,3 +218,17 @@ func TestStepSummary_InfraFailuresNameTheHost(t *testing.T) {
 		""+
 		"\nTo see this host's other runs: `miles-ci report hosts DIR`, DIR holding the JSON reports.\n\n", StepSummary(r))
 }
+
+// A run the first preflight stopped ran nothing and matched no
+// fingerprint: its summary says the host was not ready, never that an
+// output line matched.
+func TestStepSummary_AHostNotReadyAtTheStartClaimsNoInfraLine(t *testing.T) {
+	r := &report.Report{Suite: "stage-x", Backend: "cuda", HostNotReady: true,
+		Host: &report.Host{Runner: "h100-runner-7"}, Files: []report.File{
+			{File: "a.py", Status: report.NotRun, EstTime: 10, Reason: "not run: host not ready"}}}
+	r.Finish()
+	got := StepSummary(r)
+	assert.Contains(t, got, "**Host not ready:**")
+	assert.NotContains(t, got, "matched an infra fingerprint")
+	assert.Contains(t, got, "`miles-ci report hosts DIR`")
+}
