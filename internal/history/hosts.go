@@ -30,7 +30,8 @@ func HostRow(r *Row) (hostcheck.Row, bool) {
 	if host.Key() == "" {
 		return hostcheck.Row{}, false
 	}
-	job := hostcheck.Job{Repository: r.Repository, RunID: r.RunID, RunAttempt: r.RunAttempt, Name: r.Job, Suite: r.Suite}
+	job := hostcheck.Job{Repository: r.Repository, RunID: r.RunID, RunAttempt: r.RunAttempt, Name: r.Job, Suite: r.Suite,
+		Started: r.Started.Format(report.StartedLayout)}
 	if r.ShardSize > 0 {
 		job.Partition = strconv.Itoa(r.ShardID) + "/" + strconv.Itoa(r.ShardSize)
 	}

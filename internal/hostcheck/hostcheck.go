@@ -52,6 +52,10 @@ type Job struct {
 	// Partition is the shard, "ID/SIZE" (0-based id), or "" for the whole
 	// suite.
 	Partition string
+	// Started is when the run began (a report's "started", "" in one
+	// written before reports said): one job that runs a suite twice ran
+	// two jobs' worth, and two copies of one report still count once.
+	Started string
 	// Source tells apart jobs that have no RunID (runs outside GitHub
 	// Actions): the report's path, or the history's row id. It is "" when
 	// RunID is set, so the same job read from two copies is one.

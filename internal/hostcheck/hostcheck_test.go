@@ -219,3 +219,21 @@ func TestRows_OnePerAttemptAndOneForAFileNeverRun(t *testing.T) {
 	want[2].File, want[2].Status = "b.py", report.NotRun
 	assert.Equal(t, want, rows)
 }
+
+// One workflow job that runs the same suite twice (two steps) ran two
+// jobs' worth: their reports differ by their start. Two copies of one
+// report are still one job.
+func TestJobOf_AJobRunningASuiteTwiceIsTwoJobs(t *testing.T) {
+	mk := func(started string) *report.Report {
+		return &report.Report{Suite: "s", Backend: "cuda", Started: started,
+			Host: &report.Host{Runner: "r", Repository: "o/r", RunID: "1", RunAttempt: "1", Job: "gpu"}}
+	}
+	first, _, err := JobOf(mk("2026-12-01T03:00:00.000Z"), "a/report.json")
+	require.NoError(t, err)
+	second, _, err := JobOf(mk("2026-12-01T05:00:00.000Z"), "b/report.json")
+	require.NoError(t, err)
+	copyOfFirst, _, err := JobOf(mk("2026-12-01T03:00:00.000Z"), "c/report.json")
+	require.NoError(t, err)
+	assert.NotEqual(t, first, second)
+	assert.Equal(t, first, copyOfFirst)
+}

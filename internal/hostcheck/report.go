@@ -27,7 +27,7 @@ func JobOf(r *report.Report, path string) (Job, Host, error) {
 		return Job{}, Host{}, &Unattributable{"its host has neither a runner name nor a hostname"}
 	}
 	h := r.Host
-	job := Job{Repository: h.Repository, RunID: h.RunID, RunAttempt: h.RunAttempt, Name: h.Job, Suite: r.Suite}
+	job := Job{Repository: h.Repository, RunID: h.RunID, RunAttempt: h.RunAttempt, Name: h.Job, Suite: r.Suite, Started: r.Started}
 	if p := r.Partition; p != nil {
 		job.Partition = strconv.Itoa(p.ID) + "/" + strconv.Itoa(p.Size)
 	}
