@@ -166,6 +166,9 @@ func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions)
 		m.Add(d)
 	}
 	if opts.From != "" {
+		// --suite narrows the history too: --last N then counts that
+		// suite's runs, not every suite's.
+		filter.Suite = opts.Suite
 		answer, err := askTimings(ctx, f, opts.From, filter)
 		if err != nil {
 			return err
