@@ -62,6 +62,22 @@ func (h *historyFilterFlags) bind(fs *pflag.FlagSet, suite bool) {
 // the window's start a real date.
 const maxHistoryDays = 36525
 
+// historyQuery are the flags of a question to the history: where it is
+// (--from), which rows (the filter flags) and --json.
+type historyQuery struct {
+	From string
+	historyFilterFlags
+	JSON bool
+}
+
+// bind declares --from, the filter flags and --json (described by
+// jsonUsage).
+func (q *historyQuery) bind(fs *pflag.FlagSet, jsonUsage string) {
+	flagkind.String(fs, &q.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
+	q.historyFilterFlags.bind(fs, true)
+	fs.BoolVar(&q.JSON, "json", false, jsonUsage)
+}
+
 // filter checks the flags and returns the filter they make at now.
 func (h *historyFilterFlags) filter(now time.Time) (history.Filter, error) {
 	if h.Cadence != "" && !policy.ValidCadence(h.Cadence) {
@@ -130,9 +146,7 @@ func historyError(err error) error {
 
 // HistoryTimingsOptions are the flags of `miles-ci history timings`.
 type HistoryTimingsOptions struct {
-	From string
-	historyFilterFlags
-	JSON     bool
+	historyQuery
 	Output   string
 	Quantile string
 }
@@ -162,9 +176,7 @@ default). With -o, also write a timings file holding each file's --quantile
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
-	opts.historyFilterFlags.bind(fs, true)
-	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
+	opts.historyQuery.bind(fs, "print the answer as JSON")
 	flagkind.String(fs, &opts.Output, "output", "o", "also write a timings file of each file's --quantile to `FILE`", flagkind.Output, "json")
 	flagkind.String(fs, &opts.Quantile, "quantile", "", "the figure -o writes: a quantile `Q` above 0 and at most 1, or pNN (default 0.5, the median)", flagkind.Text)
 	return cmd

@@ -45,9 +45,7 @@ const noAttempt = "no attempt in the history matches"
 
 // HistoryFlakyOptions are the flags of `miles-ci history flaky`.
 type HistoryFlakyOptions struct {
-	From string
-	historyFilterFlags
-	JSON bool
+	historyQuery
 	// MinRate is --min-rate as given: a fraction, or a percentage.
 	MinRate    string
 	Quarantine bool
@@ -80,9 +78,7 @@ read it). See miles-ci help history.`,
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
-	opts.historyFilterFlags.bind(fs, true)
-	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
+	opts.historyQuery.bind(fs, "print the answer as JSON")
 	flagkind.String(fs, &opts.MinRate, "min-rate", "", "list only the files whose rate is at least `R` (0.1 or 10%; default: every file that failed or was retried)", flagkind.Text)
 	fs.BoolVar(&opts.Quarantine, "quarantine", false, "print the files as a YAML quarantine list instead of the table")
 	return cmd
@@ -147,9 +143,7 @@ func historyFlakyRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions)
 
 // HistoryHostsOptions are the flags of `miles-ci history hosts`.
 type HistoryHostsOptions struct {
-	From string
-	historyFilterFlags
-	JSON            bool
+	historyQuery
 	Strict          bool
 	MinContradicted int
 }
@@ -177,9 +171,7 @@ miles-ci help hosts.`,
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
-	opts.historyFilterFlags.bind(fs, true)
-	fs.BoolVar(&opts.JSON, "json", false, "print the jobs, the hosts and the verdict as JSON")
+	opts.historyQuery.bind(fs, "print the jobs, the hosts and the verdict as JSON")
 	fs.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
 	flagkind.Set(fs.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
 		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
@@ -218,17 +210,5 @@ func historyHostsRun(ctx context.Context, f *Factory, opts *HistoryHostsOptions)
 		_, err := fmt.Fprintln(f.Out, noAttempt)
 		return err
 	}
-	res := a.Result()
-	if opts.JSON {
-		err = view.HostsJSON(f.Out, res)
-	} else {
-		err = view.Hosts(f.Out, res)
-	}
-	if err != nil {
-		return err
-	}
-	if opts.Strict && len(res.Suspects) > 0 {
-		return &ExitError{Code: exitFailure}
-	}
-	return nil
+	return printHosts(f, a.Result(), opts.JSON, opts.Strict)
 }

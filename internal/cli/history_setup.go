@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -17,9 +16,7 @@ import (
 
 // HistorySetupOptions are the flags of `miles-ci history setup`.
 type HistorySetupOptions struct {
-	From string
-	historyFilterFlags
-	JSON bool
+	historyQuery
 }
 
 func newCmdHistorySetup(f *Factory, runF func(*HistorySetupOptions) error) *cobra.Command {
@@ -47,9 +44,7 @@ same output for the same runs.`,
 		},
 	}
 	fs := cmd.Flags()
-	flagkind.String(fs, &opts.From, "from", "", "the history at `DIR|URL`: a directory of run reports, or a PostgreSQL URL", flagkind.Text)
-	opts.historyFilterFlags.bind(fs, true)
-	fs.BoolVar(&opts.JSON, "json", false, "print the answer as JSON")
+	opts.historyQuery.bind(fs, "print the answer as JSON")
 	return cmd
 }
 

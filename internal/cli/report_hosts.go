@@ -143,9 +143,14 @@ func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) err
 	if read == 0 {
 		return fmt.Errorf("no run report to analyze in %s: give the reports that run --json-report writes, or the directories gh run download fills", quoteList(opts.Inputs))
 	}
-	res := a.Result()
+	return printHosts(f, a.Result(), opts.JSON, opts.Strict)
+}
+
+// printHosts prints the answer of report hosts and history hosts, as JSON
+// or as the tables and the verdict; with strict, a suspect host is exit 1.
+func printHosts(f *Factory, res *hostcheck.Result, asJSON, strict bool) error {
 	var err error
-	if opts.JSON {
+	if asJSON {
 		err = view.HostsJSON(f.Out, res)
 	} else {
 		err = view.Hosts(f.Out, res)
@@ -153,7 +158,7 @@ func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) err
 	if err != nil {
 		return err
 	}
-	if opts.Strict && len(res.Suspects) > 0 {
+	if strict && len(res.Suspects) > 0 {
 		return &ExitError{Code: exitFailure}
 	}
 	return nil
