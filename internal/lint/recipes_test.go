@@ -34,6 +34,10 @@ import (
 //     .github/workflows by its file name, else a new configuration file
 //     at the root (a name starting with a dot, .pre-commit-config.yaml)
 //     that the recipe holds whole.
+//   - A block of any language whose marker names files below
+//     .github/actions/ ("In `.github/actions/setup-miles-ci/action.yml`:")
+//     is a new file of a local action, written as the block shows it; a
+//     yaml one must be a mapping.
 //     The block is indented as in the file: a mapping at column 1 is the
 //     workflow's top level, one at column 3 its jobs, and every key and
 //     step it shows must sit at the column of the file's.
@@ -86,6 +90,8 @@ const installComment = "# the install step (## Install)"
 type recipeBook struct {
 	rewrites []rewrite
 	recipes  []recipe
+	// files are the recipes of new files of local actions, held whole.
+	files []recipe
 	// standIns maps a comment line to the recipe that replaces it.
 	standIns map[string]recipe
 	// other holds the recipes and stand-ins of the "Or, in" markers; nil
@@ -102,6 +108,7 @@ func (b *recipeBook) otherWay() *recipeBook {
 	}
 	o := &recipeBook{rewrites: b.rewrites, standIns: maps.Clone(b.standIns)}
 	o.recipes = append(slices.Clone(b.recipes), b.other.recipes...)
+	o.files = append(slices.Clone(b.files), b.other.files...)
 	maps.Copy(o.standIns, b.other.standIns)
 	return o
 }
@@ -161,9 +168,6 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 		if i == len(lines) {
 			return nil, fmt.Errorf("%s:%d: the code block is not closed", name, start)
 		}
-		if lang != "yaml" {
-			continue
-		}
 		at := fmt.Sprintf("%s:%d", name, start+1)
 		body := strings.Join(lines[start:i], "\n") + "\n"
 		marker := ""
@@ -179,6 +183,22 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 				book.other = &recipeBook{standIns: map[string]recipe{}}
 			}
 			into = book.other
+		}
+		if m := recipeMarker.FindStringSubmatch(marker); m != nil {
+			r := recipe{at: at, text: body}
+			for _, f := range codeSpan.FindAllStringSubmatch(m[2], -1) {
+				r.files = append(r.files, f[1])
+			}
+			if slices.ContainsFunc(r.files, isActionFile) {
+				if !slices.ContainsFunc(r.files, func(f string) bool { return !isActionFile(f) }) {
+					into.files = append(into.files, r)
+					continue
+				}
+				return nil, fmt.Errorf("%s: a block is either a new file of a local action (below %s) or a recipe for workflows, not both: %s", at, actionDir, strings.Join(r.files, ", "))
+			}
+		}
+		if lang != "yaml" {
+			continue
 		}
 		if m := standInMarker.FindStringSubmatch(marker); m != nil {
 			into.standIns[m[2]] = recipe{at: at, text: body}
@@ -198,6 +218,14 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 		return nil, fmt.Errorf("%s: no table | where | before | after |", name)
 	}
 	return book, nil
+}
+
+// actionDir holds the local actions of a repository.
+const actionDir = ".github/actions/"
+
+// isActionFile reports whether a marker's file is a file of a local action.
+func isActionFile(f string) bool {
+	return strings.HasPrefix(f, actionDir) && path.Clean(f) == f && !strings.Contains(f, "..")
 }
 
 // readRewrite reads one table row: | where | `before …` | `after …` |.
@@ -305,6 +333,31 @@ func applyRecipeBook(book *recipeBook, root string) error {
 				err = fmt.Errorf("%s: the recipe starts at column %d: a workflow's top level is at column 1, its jobs at 3", m.at, col)
 			}
 			if err != nil {
+				return err
+			}
+		}
+	}
+	written := map[string]string{}
+	for _, r := range book.files {
+		for _, f := range r.files {
+			if first, ok := written[f]; ok {
+				return fmt.Errorf("%s: %s is held whole by the recipe at %s already", r.at, f, first)
+			}
+			written[f] = r.at
+			if ext := path.Ext(f); ext == ".yml" || ext == ".yaml" {
+				var doc yaml.Node
+				if err := yaml.Unmarshal([]byte(r.text), &doc); err != nil {
+					return fmt.Errorf("%s: %s is not YAML: %w", r.at, f, err)
+				}
+				if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+					return fmt.Errorf("%s: %s is not a mapping of keys", r.at, f)
+				}
+			}
+			full := filepath.Join(root, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(full, []byte(r.text), 0o644); err != nil {
 				return err
 			}
 		}
@@ -637,6 +690,37 @@ func TestRecipes_WhatCannotBePlacedIsAnError(t *testing.T) {
 				topic = smallTable + topic
 			}
 			_, err := applyToSmall(t, topic)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+func TestRecipes_AFileOfALocalActionIsWrittenWhole(t *testing.T) {
+	action := "# the pins\nname: Setup\nruns:\n  using: composite\n  steps:\n    - run: sh \"$GITHUB_ACTION_PATH/install.sh\"\n      shell: sh\n"
+	script := "#!/bin/sh\necho installed\n"
+	topic := smallTable + "In `.github/actions/setup/action.yml`:\n\n```yaml\n" + action + "```\n\n" +
+		"In `.github/actions/setup/install.sh`:\n\n```sh\n" + script + "```\n"
+	book, err := readRecipeBook("topic.md", topic)
+	require.NoError(t, err)
+	root := t.TempDir()
+	p := filepath.Join(root, filepath.FromSlash(WorkflowDir), "ci.yml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(recipeWorkflow), 0o644))
+	require.NoError(t, applyRecipeBook(book, root))
+	for name, want := range map[string]string{"action.yml": action, "install.sh": script} {
+		got, err := os.ReadFile(filepath.Join(root, ".github", "actions", "setup", name))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got), "%s is written as the block shows it, comments and all", name)
+	}
+
+	for _, tc := range []struct{ name, topic, want string }{
+		{"one file twice", "In `.github/actions/setup/install.sh`:\n\n```sh\necho 1\n```\n\nIn `.github/actions/setup/install.sh`:\n\n```sh\necho 2\n```\n", "held whole by the recipe at"},
+		{"an action.yml that is no mapping", "In `.github/actions/setup/action.yml`:\n\n```yaml\n- run: x\n```\n", "not a mapping"},
+		{"an action file and a workflow in one marker", "In `.github/actions/setup/action.yml` and `ci.yml`:\n\n```yaml\nname: x\n```\n", "not both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := applyToSmall(t, smallTable+tc.topic)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 		})
