@@ -830,6 +830,9 @@ func testDockerRecipe(t *testing.T, d installDocs, dist, commit string) {
 		assert.Contains(t, out, "::error::miles-ci: ")
 		assert.Contains(t, out, why)
 		assert.NoDirExists(t, filepath.Join(root, "usr"), "nothing is installed")
+		// The failed RUN stopped before its rm; the script's own download
+		// directory is gone.
+		assert.Equal(t, []string{"setup-miles-ci"}, leftovers(t, root), "the script leaves nothing in /tmp")
 	}
 
 	t.Run("a damaged archive fails the build", func(t *testing.T) {
@@ -902,4 +905,21 @@ func TestInstallAction_ActionlintClean(t *testing.T) {
 	out, err = lint(strings.Replace(d.useYAML, "base-url:", "base-urll:", 1))
 	assert.Error(t, err)
 	assert.Contains(t, out, `input "base-urll" is not defined in action`)
+}
+
+// The docs' grep for the version, run in a repository with the action,
+// finds one line: the pin of action.yml.
+func TestInstallAction_ANewVersionIsOneEdit(t *testing.T) {
+	d := readInstallDocs(t)
+	m := regexp.MustCompile("`(grep [^`]*MILES_CI_VERSION[^`]*)`").FindStringSubmatch(strings.Join(strings.Fields(d.section), " "))
+	require.NotNil(t, m, "the Install section shows how to find the version's one place")
+	repo := writeRepo(t, d, nil)
+	testutil.WriteFile(t, repo, ".github/workflows/ci.yml", "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n"+indented(d.useYAML, 6)+"\n")
+	cmd := exec.Command(testutil.NeedCommand(t, "sh"), "-c", m[1])
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s:\n%s", m[1], out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 1, "%s finds one line:\n%s", m[1], out)
+	assert.True(t, strings.HasPrefix(lines[0], ".github/actions/setup-miles-ci/action.yml:"), lines[0])
 }
