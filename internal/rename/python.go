@@ -22,7 +22,7 @@ func (d *decider) testFile(f File) {
 	calls, err := pysrc.ReadCalls(f.Src, d.names)
 	if err != nil {
 		if bytes.Contains(f.Src, []byte(d.old)) {
-			d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s), so its register calls cannot be renamed", oneLine(err.Error()))
+			d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s), so its register calls cannot be renamed", pyMsg(err))
 		}
 		return
 	}
@@ -45,7 +45,7 @@ func (d *decider) testFile(f File) {
 		case v.Const.Type == pysrc.Str && v.Const.Str == d.old:
 			if lits == nil {
 				if lits, err = pysrc.StringLits(f.Src); err != nil {
-					d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s)", oneLine(err.Error()))
+					d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s)", pyMsg(err))
 					return
 				}
 			}
@@ -74,12 +74,9 @@ func (d *decider) testFile(f File) {
 // pythonCI plans the edits of a Python CI script: every string literal
 // whose value is the name.
 func (d *decider) pythonCI(f File) {
-	if !bytes.Contains(f.Src, []byte(d.old)) {
-		return
-	}
 	lits, err := pysrc.StringLits(f.Src)
 	if err != nil {
-		d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s), so its suite lists cannot be renamed", oneLine(err.Error()))
+		d.refuse(f.Path, syntaxLine(err), "Python cannot read the file (%s), so its suite lists cannot be renamed", pyMsg(err))
 		return
 	}
 	var edits []Edit
@@ -131,7 +128,7 @@ func (d *decider) literal(src []byte, lits []pysrc.StringLit, start, line int) (
 func (d *decider) callsReadBack(text []byte, calls []pysrc.Call) string {
 	after, err := pysrc.ReadCalls(text, d.names)
 	if err != nil {
-		return "as an error: " + oneLine(err.Error())
+		return "as an error: " + pyMsg(err)
 	}
 	if len(after) != len(calls) {
 		return fmt.Sprintf("%d register calls instead of %d", len(after), len(calls))
@@ -198,6 +195,15 @@ func describe(node string) string {
 		return "a call"
 	}
 	return "an expression (" + node + ")"
+}
+
+// pyMsg is the message of a reading error, without its line.
+func pyMsg(err error) string {
+	var se *pysrc.SyntaxError
+	if errors.As(err, &se) {
+		return oneLine(se.Msg)
+	}
+	return oneLine(err.Error())
 }
 
 // syntaxLine is the line of a *pysrc.SyntaxError, or 0.

@@ -127,7 +127,7 @@ func Check(cfg *config.Config, old, new string) error {
 		return err
 	}
 	if cfg.Source == "default" {
-		return &ArgError{Msg: fmt.Sprintf("the roster in effect is miles-ci's built-in one, which a rename cannot edit: run `miles-ci config --init` to write it into %s, commit it, then rename", config.FileName)}
+		return fmt.Errorf("the roster in effect is miles-ci's built-in one, which a rename cannot edit: run `miles-ci config --init` to write it into %s, commit it, then rename", config.FileName)
 	}
 	return nil
 }

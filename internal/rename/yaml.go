@@ -87,6 +87,9 @@ func (d *decider) yaml(f File, y *yamlFile) {
 	for _, doc := range y.docs {
 		d.anchors(f, doc)
 	}
+	if len(d.plan.Refused) > before {
+		return
+	}
 	var edits []Edit
 	for _, o := range occurrences(f.Src, d.old) {
 		line := lineOf(f.Src, o.at)
@@ -99,22 +102,25 @@ func (d *decider) yaml(f File, y *yamlFile) {
 			d.refuse(f.Path, line, "it stands inside %q, which is no suite of the roster and no job id, so whether it names the suite is unclear: rename that word by hand, or set the name apart", o.token)
 		}
 	}
+	// The read-back runs without edits too: a value that holds the name
+	// only through an escape sequence is then refused, not left behind.
 	text := apply(f.Src, edits, d.new)
+	docs := y.docs
 	if len(edits) > 0 {
-		docs, err := readYAML(text)
-		if err != nil {
+		var err error
+		if docs, err = readYAML(text); err != nil {
 			d.refuse(f.Path, yamlErrorLine(err), "the file would not be valid YAML after it (%s)", oneLine(err.Error()))
 			return
 		}
-		if len(docs) != len(y.docs) {
-			d.refuse(f.Path, 1, "the file would hold %d YAML documents after it instead of %d", len(docs), len(y.docs))
+	}
+	if len(docs) != len(y.docs) {
+		d.refuse(f.Path, 1, "the file would hold %d YAML documents after it instead of %d", len(docs), len(y.docs))
+		return
+	}
+	for i := range docs {
+		if n, why := d.sameButName(y.docs[i], docs[i]); n != nil {
+			d.refuse(f.Path, n.Line, "here the text and the YAML value would not change alike (%s); rename it by hand", why)
 			return
-		}
-		for i := range docs {
-			if n, why := d.sameButName(y.docs[i], docs[i]); n != nil {
-				d.refuse(f.Path, n.Line, "here the text and the YAML value would not change alike (%s); rename it by hand", why)
-				return
-			}
 		}
 	}
 	if f.Role == Roster {
@@ -189,8 +195,11 @@ func (d *decider) roster(f File, text []byte) {
 		return
 	}
 	if _, still := after.Suite(d.old); still {
-		s, _ := before.Suite(d.old)
-		d.refuse(f.Path, s.At.Line, "the file extends the built-in configuration, whose roster holds %s: write the whole configuration into the file first (move it away, run `miles-ci config --init`, then bring your changes back)", d.old)
+		line := 0
+		if s, _ := before.Suite(d.old); !s.At.BuiltIn {
+			line = s.At.Line
+		}
+		d.refuse(f.Path, line, "the file extends the built-in configuration, whose roster holds %s: write the whole configuration into the file first (move it away, run `miles-ci config --init`, then bring your changes back)", d.old)
 		return
 	}
 	want := make([]config.Suite, len(before.Suites))
