@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/radixark/miles-ci/internal/complete"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/lint"
@@ -47,6 +48,7 @@ must be a file of the repository (miles-ci config --init writes one). With
 --dry-run, print the diff and write nothing. See "miles-ci help config".`,
 		Example: `  miles-ci suites rename stage-c-8-gpu-h100 stage-c-8-gpu-h100x --dry-run
   miles-ci suites rename stage-c-8-gpu-h100 stage-c-8-gpu-h100x && miles-ci lint`,
+		ValidArgsFunction: complete.SuiteArg(&f.Root, &f.ConfigPath),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usageErrorf("suites rename takes two arguments, OLD and NEW (got %d)", len(args))
@@ -158,14 +160,19 @@ func suitesRenameRun(_ context.Context, f *Factory, opts *SuitesRenameOptions) e
 	return nil
 }
 
-// lineList writes lines as "line 3" or "lines 3, 7".
+// lineList writes lines as "line 3" or "lines 3, 7", the first eight of
+// many then how many there are.
 func lineList(lines []int) string {
-	words := make([]string, len(lines))
-	for i, l := range lines {
-		words[i] = strconv.Itoa(l)
+	const most = 8
+	words := make([]string, 0, most)
+	for _, l := range lines[:min(len(lines), most)] {
+		words = append(words, strconv.Itoa(l))
 	}
-	if len(words) == 1 {
+	switch {
+	case len(lines) == 1:
 		return "line " + words[0]
+	case len(lines) > most:
+		return fmt.Sprintf("lines %s, … (%d lines)", strings.Join(words, ", "), len(lines))
 	}
 	return "lines " + strings.Join(words, ", ")
 }

@@ -158,6 +158,7 @@ func TestSuitesRename_MilesKeepsItsLintAndItsTests(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "dry run: 8 edits in 6 files; nothing written\n")
 	assert.Contains(t, errOut, "note: tests/ci/run_suite.py still names stage-c-8-gpu-h100 on line 34,")
+	assert.Contains(t, errOut, "note: tests/ci/test/test_run_suite.py still names stage-c-8-gpu-h100 on lines 49, 101, 399, 640, 655, 676, 686, 693, … (29 lines),")
 	var headers []string
 	for _, l := range strings.Split(diff, "\n") {
 		if strings.HasPrefix(l, "+++ ") {
