@@ -129,6 +129,9 @@ func suitesRenameRun(_ context.Context, f *Factory, opts *SuitesRenameOptions) e
 		lines = append(lines, fmt.Sprintf("%s cannot be renamed safely; nothing was written", textfmt.CountNoun(len(problems), "place")))
 		return &renameRefused{lines: lines}
 	}
+	if s, _ := cfg.Suite(opts.Old); s.External {
+		fmt.Fprintf(f.ErrOut, "warning: %s is an external suite: another repository's workflow runs it by name, and fails on an unknown suite until it says %s too (`miles-ci lint --external FILE` checks that workflow)\n", opts.Old, opts.New)
+	}
 	for _, m := range plan.Left {
 		fmt.Fprintf(f.ErrOut, "note: %s still names %s on %s, in text that is no suite field (a comment, a longer string); check it\n",
 			textfmt.OneLine(m.Path), opts.Old, lineList(m.Lines))

@@ -231,3 +231,17 @@ func TestSuitesRename_RefusesAndWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Another repository's workflow runs an external suite by name, which no
+// rename here can change: the rename says so.
+func TestSuitesRename_WarnsThatAnExternalSuiteIsNamedElsewhere(t *testing.T) {
+	root := t.TempDir()
+	copyDir(t, filepath.Join("..", "..", "testdata", "sample"), root)
+	code, _, errOut := miles(t, root, nil, "config", "--init")
+	require.Equal(t, 0, code, errOut)
+	code, diff, errOut := miles(t, root, nil, "suites", "rename", "nightly-stage-c-2-gpu-mi350", "nightly-stage-c-2-gpu-mi355", "--dry-run")
+	require.Equal(t, 0, code, errOut)
+	assert.True(t, strings.HasPrefix(errOut, "warning: nightly-stage-c-2-gpu-mi350 is an external suite: another repository's workflow runs it by name, "+
+		"and fails on an unknown suite until it says nightly-stage-c-2-gpu-mi355 too (`miles-ci lint --external FILE` checks that workflow)\n"), errOut)
+	assert.Contains(t, diff, "+    - name: nightly-stage-c-2-gpu-mi355\n")
+}
