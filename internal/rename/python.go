@@ -189,8 +189,6 @@ func describe(node string) string {
 		return "an f-string"
 	case "Name":
 		return "a variable"
-	case "BinOp":
-		return "an expression (" + node + ")"
 	case "Call":
 		return "a call"
 	}

@@ -174,6 +174,8 @@ func TestDecide_RefusesWhatItCannotRenameSafelyAndChangesNothing(t *testing.T) {
 			`.github/workflows/pr.yml:6: cannot rename stage-x: here the text and the YAML value would not change alike (the value "miles-ci run --suite stage-x" would not become "miles-ci run --suite stage-z"; an escape sequence?); rename it by hand`},
 		{"the new job exists", workflow("on: push\njobs:\n  stage-z:\n    runs-on: x\n    steps: [{run: echo}]\n"),
 			`.github/workflows/pr.yml:3: cannot rename stage-x: the job stage-z exists already; renaming stage-x's job to it would define it twice`},
+		{"a key the new name holds already", workflow("on: push\nenv: {stage-x: 1, stage-z: 2}\njobs:\n  a:\n    runs-on: x\n    steps: [{run: echo}]\n"),
+			`.github/workflows/pr.yml:2: cannot rename stage-x: here the text and the YAML value would not change alike (the mapping would hold the key stage-z twice); rename it by hand`},
 		{"a workflow that is no YAML", workflow("jobs: [stage-x\n"),
 			`.github/workflows/pr.yml:1: cannot rename stage-x: the file is not valid YAML (yaml: line 1: did not find expected ',' or ']'), so its mentions of the name cannot be read`},
 	}
@@ -189,6 +191,12 @@ func TestDecide_RefusesWhatItCannotRenameSafelyAndChangesNothing(t *testing.T) {
 func TestDecide_RefusesANewNameThatReadsAsAnotherYAMLValue(t *testing.T) {
 	p := decide(t, "stage-y", "true", roster())
 	assert.Equal(t, []string{`.miles-ci.yaml:21: cannot rename stage-y: here the text and the YAML value would not change alike ("true" would read as !!bool, not !!str); rename it by hand`}, refusals(p))
+}
+
+func TestDecide_RefusesANameThatIsAlsoALabel(t *testing.T) {
+	text := strings.Replace(rosterYAML, "  - megatron: Megatron tests\n", "  - megatron: Megatron tests\n  - stage-x: a label of the same name\n", 1)
+	p := Decide(testConfig(t, text), "stage-x", "stage-z", []File{{Path: ".miles-ci.yaml", Role: Roster, Src: []byte(text)}})
+	assert.Equal(t, []string{".miles-ci.yaml: cannot rename stage-x: the name is also a value of the configuration that is no suite (a label, a path, a pattern), which must not change; rename the suite by hand"}, refusals(p))
 }
 
 func TestDecide_RefusesARosterThatKeepsTheSuiteFromTheBuiltInOne(t *testing.T) {

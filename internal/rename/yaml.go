@@ -171,6 +171,17 @@ func (d *decider) sameButName(a, b *yaml.Node) (*yaml.Node, string) {
 	if a.Kind == yaml.AliasNode {
 		return nil, ""
 	}
+	if a.Kind == yaml.MappingNode {
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(b.Content); i += 2 {
+			if k := b.Content[i]; k.Kind == yaml.ScalarNode {
+				if seen[k.Value] && k.Value == d.new {
+					return a.Content[i], fmt.Sprintf("the mapping would hold the key %s twice", d.new)
+				}
+				seen[k.Value] = true
+			}
+		}
+	}
 	for i := range a.Content {
 		if n, why := d.sameButName(a.Content[i], b.Content[i]); n != nil {
 			return n, why
@@ -214,9 +225,23 @@ func (d *decider) roster(f File, text []byte) {
 	if imp.Suite == d.old {
 		imp.Suite = d.new
 	}
-	if !reflect.DeepEqual(want, got) || imp != after.Implicit {
+	switch {
+	case !reflect.DeepEqual(want, got) || imp != after.Implicit:
 		d.refuse(f.Path, 0, "the roster would change otherwise than by the name; rename it by hand")
+	case !reflect.DeepEqual(rest(before), rest(after)):
+		d.refuse(f.Path, 0, "the name is also a value of the configuration that is no suite (a label, a path, a pattern), which must not change; rename the suite by hand")
 	}
+}
+
+// rest is what a configuration holds besides its suites, to compare a
+// configuration with its rewrite.
+func rest(c *config.Config) []any {
+	fps := make([][2]string, len(c.InfraFingerprints))
+	for i, fp := range c.InfraFingerprints {
+		fps[i] = [2]string{fp.Name, fp.Pattern}
+	}
+	return []any{c.Roots, c.Pattern, c.RegisterFuncs, c.KnownLabels(), c.LabelsFile, c.SuiteDefaults, c.Schedules,
+		c.ScopeSubtractions, c.NoGPUPaths, c.FileRun, c.Gate, fps, c.Preflight}
 }
 
 // renamed is a suite with the name replaced and its places dropped, to
