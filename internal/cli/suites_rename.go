@@ -158,8 +158,16 @@ func suitesRenameRun(_ context.Context, f *Factory, opts *SuitesRenameOptions) e
 		}
 		fmt.Fprintf(f.Out, "%s: %s\n", textfmt.OneLine(c.Path), textfmt.CountNoun(len(c.Edits), "edit"))
 	}
-	fmt.Fprintf(f.ErrOut, "renamed %s to %s: %s in %s; next: run `miles-ci lint`, then commit\n",
-		opts.Old, opts.New, textfmt.CountNoun(plan.Edits(), "edit"), textfmt.CountNoun(len(plan.Changes), "file"))
+	argv := []string{"miles-ci"}
+	if f.Root != "" && f.Root != "." {
+		argv = append(argv, "--root", f.Root)
+	}
+	if f.ConfigPath != "" {
+		argv = append(argv, "--config", f.ConfigPath)
+	}
+	fmt.Fprintf(f.ErrOut, "hint: renamed %s to %s (%s in %s); check the workflows against the roster with `%s`, then commit\n",
+		opts.Old, opts.New, textfmt.CountNoun(plan.Edits(), "edit"), textfmt.CountNoun(len(plan.Changes), "file"),
+		textfmt.OneLine(textfmt.ShellJoin(append(argv, "lint"))))
 	return nil
 }
 

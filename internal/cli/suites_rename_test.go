@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,13 +104,14 @@ var renameRuns = [][]string{
 // renameAndCompare renames old to new in root and checks that lint says
 // what it said and run lists what it listed, but for the name; it returns
 // the files the rename changed.
-func renameAndCompare(t *testing.T, root, old, new string) ([]string, string) {
+func renameAndCompare(t *testing.T, root, old, new string, edits, files int) ([]string, string) {
 	t.Helper()
 	before := renameFacts(t, root, old, renameRuns)
 	tree := readTree(t, root)
 	code, out, errOut := miles(t, root, nil, "suites", "rename", old, new)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "next: run `miles-ci lint`, then commit")
+	assert.Equal(t, "hint: renamed "+old+" to "+new+" ("+strconv.Itoa(edits)+" edits in "+strconv.Itoa(files)+" files); check the workflows against the roster with `miles-ci --root "+root+" lint`, then commit\n",
+		errOut[strings.Index(errOut, "hint: "):])
 	after := renameFacts(t, root, new, renameRuns)
 	assert.Equal(t, before.lint, after.lint, "lint says after the rename what it said before")
 	for i := range before.runs {
@@ -127,7 +129,7 @@ func TestSuitesRename_TheSampleKeepsItsLintAndItsTests(t *testing.T) {
 	code, _, errOut := miles(t, root, nil, "config", "--init")
 	require.Equal(t, 0, code, errOut)
 
-	changed, out := renameAndCompare(t, root, "stage-c-8-gpu-h100", "stage-d-8-gpu-h100")
+	changed, out := renameAndCompare(t, root, "stage-c-8-gpu-h100", "stage-d-8-gpu-h100", 8, 6)
 	want := []string{
 		".github/workflows/pr-test.yml",
 		".miles-ci.yaml",
@@ -170,7 +172,7 @@ func TestSuitesRename_MilesKeepsItsLintAndItsTests(t *testing.T) {
 		"+++ b/tests/ci/run_suite.py", "+++ b/tests/ci/stage_selection.py", "+++ b/tests/e2e/megatron/test_stage_c_8_gpu_h100.py",
 	}, headers, "the diff goes file by file, sorted")
 
-	changed, _ := renameAndCompare(t, root, "stage-c-8-gpu-h100", "stage-c-8-gpu-h100-nvl")
+	changed, _ := renameAndCompare(t, root, "stage-c-8-gpu-h100", "stage-c-8-gpu-h100-nvl", 8, 6)
 	assert.Equal(t, []string{
 		".github/workflows/pr-test.yml", ".miles-ci.yaml", "tests/ci/file_run.py", "tests/ci/run_suite.py",
 		"tests/ci/stage_selection.py", "tests/e2e/megatron/test_stage_c_8_gpu_h100.py",
