@@ -175,6 +175,9 @@ func Decide(cfg *config.Config, old, new string, files []File) *Plan {
 			d.pythonCI(f)
 		}
 	}
+	if !slices.ContainsFunc(files, func(f File) bool { return f.Role == Roster }) {
+		d.refuse(cfg.Origin(), 0, "the configuration file is not among the files read, so the roster would keep the old name")
+	}
 	if len(d.plan.Refused) > 0 {
 		d.plan.Changes = nil
 	}

@@ -193,6 +193,12 @@ func TestDecide_RefusesANewNameThatReadsAsAnotherYAMLValue(t *testing.T) {
 	assert.Equal(t, []string{`.miles-ci.yaml:21: cannot rename stage-y: here the text and the YAML value would not change alike ("true" would read as !!bool, not !!str); rename it by hand`}, refusals(p))
 }
 
+func TestDecide_RefusesWithoutTheRosterFile(t *testing.T) {
+	p := decide(t, "stage-x", "stage-z", workflow(workflowYAML))
+	assert.Equal(t, []string{".miles-ci.yaml: cannot rename stage-x: the configuration file is not among the files read, so the roster would keep the old name"}, refusals(p))
+	assert.Empty(t, p.Changes)
+}
+
 func TestDecide_RefusesANameThatIsAlsoALabel(t *testing.T) {
 	text := strings.Replace(rosterYAML, "  - megatron: Megatron tests\n", "  - megatron: Megatron tests\n  - stage-x: a label of the same name\n", 1)
 	p := Decide(testConfig(t, text), "stage-x", "stage-z", []File{{Path: ".miles-ci.yaml", Role: Roster, Src: []byte(text)}})
