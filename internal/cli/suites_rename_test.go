@@ -139,6 +139,9 @@ func TestSuitesRename_TheSampleKeepsItsLintAndItsTests(t *testing.T) {
 		"tests/e2e/megatron/test_megatron_tp2.py",
 	}
 	assert.Equal(t, want, changed)
+	code, lintOut, errOut := miles(t, root, nil, "lint")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "0 errors, 0 warnings\n", lintOut+errOut, "the sample lints clean after the rename")
 	assert.Equal(t, ".github/workflows/pr-test.yml: 3 edits\n.miles-ci.yaml: 1 edit\n"+
 		"tests/e2e/megatron/test_megatron_ckpt.py: 1 edit\ntests/e2e/megatron/test_megatron_long.py: 1 edit\n"+
 		"tests/e2e/megatron/test_megatron_pp4.py: 1 edit\ntests/e2e/megatron/test_megatron_tp2.py: 1 edit\n", out)
