@@ -188,6 +188,15 @@ func TestDecide_RefusesWhatItCannotRenameSafelyAndChangesNothing(t *testing.T) {
 	}
 }
 
+// An anchor named after another suite, whose name holds this one, is no
+// mention of it.
+func TestDecide_LeavesAnAnchorOfAnotherName(t *testing.T) {
+	wf := "on: push\njobs:\n  a:\n    runs-on: x\n    steps: &nightly-stage-x\n      - run: miles-ci run --suite stage-x\n  b:\n    runs-on: x\n    steps: *nightly-stage-x\n"
+	p := decide(t, "stage-x", "stage-z", roster(), workflow(wf))
+	require.Empty(t, refusals(p))
+	assert.Equal(t, strings.Replace(wf, "--suite stage-x", "--suite stage-z", 1), newText(p, ".github/workflows/pr.yml"))
+}
+
 func TestDecide_RefusesANewNameThatReadsAsAnotherYAMLValue(t *testing.T) {
 	p := decide(t, "stage-y", "true", roster())
 	assert.Equal(t, []string{`.miles-ci.yaml:21: cannot rename stage-y: here the text and the YAML value would not change alike ("true" would read as !!bool, not !!str); rename it by hand`}, refusals(p))

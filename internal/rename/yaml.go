@@ -137,7 +137,7 @@ func (d *decider) anchors(f File, n *yaml.Node) {
 	if n == nil {
 		return
 	}
-	if n.Anchor != "" && strings.Contains(n.Anchor, d.old) {
+	if n.Anchor != "" && replaceWord(n.Anchor, d.old, d.new) != n.Anchor {
 		d.refuse(f.Path, n.Line, "the YAML anchor &%s holds it; rename the anchor and its aliases by hand first", n.Anchor)
 	}
 	if n.Kind == yaml.AliasNode {
