@@ -208,7 +208,9 @@ func TestMain_CompletesFlagValues(t *testing.T) {
 		{[]string{"partition", "--suite", "stage-a-cpu", "--cadence=n"}, "--cadence=nightly\n:4\n"},
 		{[]string{"run", "--labels", "run-ci-fsdp", "run-ci-lo"}, "run-ci-long\nrun-ci-lora\n:4\n"},
 		{[]string{"suites", "--suite", "stage-b-"}, "stage-b-cpu\nstage-b-2-gpu-h200\n:4\n"},
-		{[]string{"run", "--timings", ""}, "json\n:8\n"}, // a path: the shell completes files, the JSON ones
+		{[]string{"suites", "rename", "stage-b-"}, "stage-b-cpu\nstage-b-2-gpu-h200\n:4\n"},
+		{[]string{"suites", "rename", "stage-b-cpu", ""}, ":4\n"}, // the new name is the user's
+		{[]string{"run", "--timings", ""}, "json\n:8\n"},          // a path: the shell completes files, the JSON ones
 	} {
 		f, out, _ := suitesFactory(runRepo, nil)
 		require.Equal(t, 0, Main(append([]string{"__complete", "--root", runRepo}, tc.args...), f), "%v", tc.args)

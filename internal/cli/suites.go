@@ -49,6 +49,7 @@ JSON holds only that suite and its registrations.`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the suites and registrations as JSON")
 	addTimingsFlag(cmd.Flags(), &opts.Timings,
 		"compare est_time with the measured seconds in the timings file `PATH`, flagging files measured over 1.25 x est_time")
+	cmd.AddCommand(newCmdSuitesRename(f, nil))
 	return cmd
 }
 

@@ -362,7 +362,12 @@ func unifiedDiff(file string, a, b []byte) string {
 		return ""
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- a/%s\n+++ b/%s\n", file, file)
+	// A path outside the repository (a --config file) is shown as it is.
+	from, to := "a/"+file, "b/"+file
+	if strings.HasPrefix(file, "/") {
+		from, to = file, file
+	}
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", from, to)
 	const ctx = 3
 	for i := 0; i < len(changed); {
 		lo := max(0, changed[i]-ctx)

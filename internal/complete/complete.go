@@ -189,3 +189,15 @@ func Register(cmd *cobra.Command, root, config *string) {
 		Register(sub, root, config)
 	}
 }
+
+// SuiteArg completes the first argument of a command to the roster's
+// suites (suites rename OLD NEW) and every later one to nothing: a new
+// name is the user's to choose.
+func SuiteArg(root, config *string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return Values(load(*root, *config), "suite", "", toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -572,12 +572,16 @@ func controlMsg(what, name string) string {
 	return fmt.Sprintf("%s %s holds the control character U+%04X", what, strconv.Quote(name), r)
 }
 
-// validSuiteName reports whether name is a GitHub job id, the one form a
+// SuiteNameRule says what ValidSuiteName accepts, for a message that
+// names a refused suite name first.
+const SuiteNameRule = "may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)"
+
+// ValidSuiteName reports whether name is a GitHub job id, the one form a
 // suite name may take: a stage's job is named after its suite, and the
 // name starts lines of `suites` and `policy --explain`, where any other
 // character could start a workflow command ("::error ...") or break the
 // expressions and JSON the workflows build from it.
-func validSuiteName(name string) bool {
+func ValidSuiteName(name string) bool {
 	for i, r := range name {
 		switch {
 		case r == '_' || 'A' <= r && r <= 'Z' || 'a' <= r && r <= 'z':
@@ -900,8 +904,8 @@ func (p *parser) discovery(n *yaml.Node, c *Config) error {
 		if c.Implicit.Suite, err = p.str(imp["suite"], "discovery.implicit.suite"); err != nil {
 			return err
 		}
-		if !validSuiteName(c.Implicit.Suite) {
-			return p.errf(imp["suite"], "discovery.implicit.suite %q may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)", c.Implicit.Suite)
+		if !ValidSuiteName(c.Implicit.Suite) {
+			return p.errf(imp["suite"], "discovery.implicit.suite %q "+SuiteNameRule, c.Implicit.Suite)
 		}
 		c.Implicit.EstTime = 1.0
 		if e := imp["est_time"]; e != nil {
@@ -1065,8 +1069,8 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 	if s.Name == "" {
 		return s, p.errf(f["name"], "a suite name is empty")
 	}
-	if !validSuiteName(s.Name) {
-		return s, p.errf(f["name"], "suite name %q may hold only letters, digits, '-' and '_', starting with a letter or '_' (a GitHub job id)", s.Name)
+	if !ValidSuiteName(s.Name) {
+		return s, p.errf(f["name"], "suite name %q "+SuiteNameRule, s.Name)
 	}
 	if v := f["runs_on"]; v != nil {
 		if s.RunsOn, err = p.strList(v, "runs_on"); err != nil {

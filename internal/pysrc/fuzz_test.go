@@ -80,3 +80,32 @@ func FuzzReadDict(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStringLits checks that the string reader places every literal and
+// its body inside the file, in order, or fails with a *SyntaxError.
+func FuzzStringLits(f *testing.F) {
+	for _, s := range differentialInputs {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("x = ('a' \"b\"\n  r'''c''' f'{d}')\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lits, err := StringLits(src)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is %T, want *SyntaxError", err, err)
+			}
+			return
+		}
+		at := 0
+		for _, l := range lits {
+			if l.Start < at || l.End > len(src) || l.Start >= l.End || l.Tokens < 1 {
+				t.Fatalf("literal %+v misplaced", l)
+			}
+			if l.Tokens == 1 && !(l.Start < l.BodyStart && l.BodyStart <= l.BodyEnd && l.BodyEnd < l.End) {
+				t.Fatalf("body of %+v misplaced", l)
+			}
+			at = l.End
+		}
+	})
+}
