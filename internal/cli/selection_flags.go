@@ -85,12 +85,18 @@ func addTimingsFlag(fs *pflag.FlagSet, p *string, usage string) {
 	flagkind.String(fs, p, timingsFlag, "", usage, flagkind.Path, "json")
 }
 
-// resolve checks what pflag cannot, in argparse's order: the two cadence
-// flags together, the required flags, then the unrecognized arguments. It
-// leaves the effective cadence in s.Cadence. orElse, when not empty, is
-// added to argparse's line when --suite is missing: the other way of
-// saying what to run (run's --file), which run_suite.py did not have.
+// resolve checks what pflag cannot: first the unrecognized arguments, then,
+// in argparse's order, the two cadence flags together and the required
+// flags. argparse names the unrecognized arguments last, so that a
+// mistyped flag (--siute X) was reported as the --suite it left missing;
+// naming the typo first says what to fix. It leaves the effective cadence
+// in s.Cadence. orElse, when not empty, is added to argparse's line when
+// --suite is missing: the other way of saying what to run (run's --file),
+// which run_suite.py did not have.
 func (s *selectionFlags) resolve(hwRequired bool, orElse string) error {
+	if err := argparse.Unrecognized(s.extras); err != nil {
+		return asUsage(err)
+	}
 	if err := argparse.Exclusive(s.cadenceOrder); err != nil {
 		return asUsage(err)
 	}
@@ -108,9 +114,6 @@ func (s *selectionFlags) resolve(hwRequired bool, orElse string) error {
 			u.Msg += orElse
 		}
 		return err
-	}
-	if err := argparse.Unrecognized(s.extras); err != nil {
-		return asUsage(err)
 	}
 	if s.Nightly {
 		s.Cadence = policy.Nightly
@@ -163,7 +166,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 // parseOwnFlags parses args (everything after the command path, global
 // flags included) into cmd's flags. It returns help=true when --help was
 // asked for, and the arguments argparse would call unrecognized (the caller
-// reports them after the required flags, as argparse does).
+// reports them before anything else, see resolve).
 func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, extras []string, err error) {
 	cmd.InheritedFlags() // merges the global flags into cmd.Flags()
 	help, extras, err = argparse.Parse(cmd.Flags(), args)
