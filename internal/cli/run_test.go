@@ -188,13 +188,19 @@ func TestMain_RunUsageErrorExitsTwo(t *testing.T) {
 	assert.Contains(t, errOut.String(), "--cadence")
 }
 
-// A newcomer's typo is named on the first line, not the flag it left out.
+// A newcomer's typo is named on the first line, not the flag it left out,
+// with the flag it resembles (run and partition share the check).
 func TestMain_RunNamesAMistypedFlagFirst(t *testing.T) {
-	f, out, errOut := suitesFactory(".", nil)
-	code := Main([]string{"run", "--siute", "X"}, f)
-	assert.Equal(t, 2, code)
-	assert.Empty(t, out.String())
-	assert.Equal(t, "error: unrecognized arguments: --siute X\nRun 'miles-ci run --help' for usage.\n", errOut.String())
+	for _, cmd := range []string{"run", "partition"} {
+		f, out, errOut := suitesFactory(".", nil)
+		code := Main([]string{cmd, "--siute", "X"}, f)
+		assert.Equal(t, 2, code)
+		assert.Empty(t, out.String())
+		assert.Equal(t, "error: unrecognized arguments: --siute X\n\nDid you mean this?\n\t--suite\n\nRun 'miles-ci "+cmd+" --help' for usage.\n", errOut.String())
+	}
+	f, _, errOut := suitesFactory(".", nil)
+	assert.Equal(t, 2, Main([]string{"run", "--hw", "cuda", "--suite", "s", "--bogus"}, f))
+	assert.Equal(t, "error: unrecognized arguments: --bogus\nRun 'miles-ci run --help' for usage.\n", errOut.String(), "nothing near: no guess")
 }
 
 func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {
