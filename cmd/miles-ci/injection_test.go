@@ -12,14 +12,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // runAsGitHubJob runs miles-ci with args on the repository at root as a
-// GitHub Actions job would, and returns its output and exit status.
+// GitHub Actions job on a GPU runner would (testdata/gpu's fake nvidia-smi
+// first on PATH, for the GPU preflight), and returns its output and exit
+// status.
 func runAsGitHubJob(t *testing.T, root string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"--root", root}, args...)...)
-	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=", "GITHUB_OUTPUT=")
+	gpu := filepath.Join(testutil.ModuleRoot(t), "testdata", "gpu")
+	cmd.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1", "GITHUB_ACTIONS=true", "GITHUB_RUN_ID=1658821493", "GITHUB_STEP_SUMMARY=", "GITHUB_OUTPUT=",
+		"PATH="+gpu+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -112,7 +118,7 @@ func TestFileNames_GroupTitleAndSummaryLineAsThePythonRunner(t *testing.T) {
 	assert.Equal(t, 0, code, "%s", out)
 	var marks []string
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "::") || strings.HasPrefix(line, "[") {
+		if strings.HasPrefix(line, "::") || strings.HasPrefix(line, "[") && !strings.HasPrefix(line, "[CI Preflight] ready: ") {
 			marks = append(marks, regexp.MustCompile(`elapsed=\d+s`).ReplaceAllString(line, "elapsed=Ns"))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/radixark/miles-ci/internal/filerun"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/ghactions"
+	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
@@ -118,12 +119,24 @@ func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
 	if err != nil {
 		code := policyError(f.ErrOut, err)
 		var fe *filerun.Error
-		if errors.As(err, &fe) && fe.Registered != "" {
-			input := envTestFile
-			if opts.File != nil {
-				input = "--file"
-			}
+		if !errors.As(err, &fe) {
+			return code
+		}
+		input := envTestFile
+		if opts.File != nil {
+			input = "--file"
+		}
+		switch {
+		case fe.Registered != "":
 			fmt.Fprintf(f.ErrOut, "hint: give %s the path as registered, relative to the source root: %s\n", input, textfmt.OneLine(fe.Registered))
+		case fe.Missing:
+			// The path comes from a pull request's comment: quoted as
+			// Python writes a str, it carries no control character.
+			hint := fmt.Sprintf("hint: %s names %s, which does not exist in the source root", input, pyfmt.Repr(testFile))
+			if fe.Near != "" {
+				hint += "; did you mean " + pyfmt.Repr(fe.Near) + "?"
+			}
+			fmt.Fprintln(f.ErrOut, hint)
 		}
 		return code
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -93,7 +94,8 @@ func TestFileRun_ErrorsAreOneAnnotationAndWriteNothing(t *testing.T) {
 		want string
 	}{
 		{"unregistered", map[string]string{"TEST_FILE": "tests/e2e/test_missing.py"},
-			"::error::tests/e2e/test_missing.py has no CI registration; /rerun-test runs only registered test files\n"},
+			"::error::tests/e2e/test_missing.py has no CI registration; /rerun-test runs only registered test files\n" +
+				"hint: TEST_FILE names 'tests/e2e/test_missing.py', which does not exist in the source root\n"},
 		{"ROCm only", map[string]string{"TEST_FILE": "tests/e2e/test_rocm_only.py"},
 			"::error::tests/e2e/test_rocm_only.py is registered only for ROCm (nightly-stage-c-2-gpu-mi350, stage-c-4-gpu-mi350); /rerun-test supports CPU and CUDA\n"},
 		{"disabled", map[string]string{"TEST_FILE": "tests/e2e/test_disabled.py"},
@@ -128,10 +130,14 @@ func TestFileRun_ErrorsAreOneAnnotationAndWriteNothing(t *testing.T) {
 	}
 }
 
-// A registered file named another way keeps the script's refusal, which
-// matches the path exactly, and gets a hint with the path to ask for.
-func TestFileRun_AFileNamedAnotherWayHintsThePathAsRegistered(t *testing.T) {
-	const refused = " has no CI registration; /rerun-test runs only registered test files\n"
+// An unregistered path keeps the script's refusal, which matches the path
+// exactly, and gets a hint: for a registered file named another way, the
+// path to ask for; for a file that does not exist, that it does not, with
+// the registered file of the closest name. A file that exists but
+// registers nothing gets none. The name comes from a pull request's
+// comment: the hint quotes it, control characters escaped.
+func TestFileRun_AnUnregisteredPathHintsWhatToAskFor(t *testing.T) {
+	const refused = " has no CI registration; /rerun-test runs only registered test files"
 	cases := []struct {
 		name, file string
 		flag       bool
@@ -140,11 +146,20 @@ func TestFileRun_AFileNamedAnotherWayHintsThePathAsRegistered(t *testing.T) {
 		{"with ./", "./tests/e2e/test_gpu.py", false, "hint: give TEST_FILE the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
 		{"by --file, a doubled slash", "tests//e2e/test_gpu.py", true, "hint: give --file the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
 		{"absolute", "<head>/tests/e2e/test_gpu.py", false, "hint: give TEST_FILE the path as registered, relative to the source root: tests/e2e/test_gpu.py\n"},
-		{"no registered file either way", "./tests/e2e/test_missing.py", false, ""},
+		{"no registered file either way", "./tests/e2e/test_missing.py", false, "hint: TEST_FILE names './tests/e2e/test_missing.py', which does not exist in the source root\n"},
+		{"a typo", "tests/e2e/test_gpv.py", false,
+			"hint: TEST_FILE names 'tests/e2e/test_gpv.py', which does not exist in the source root; did you mean 'tests/e2e/test_gpu.py'?\n"},
+		{"a typo by --file", "tests/e2e/tset_gpu.py", true,
+			"hint: --file names 'tests/e2e/tset_gpu.py', which does not exist in the source root; did you mean 'tests/e2e/test_gpu.py'?\n"},
+		{"a file that exists", "tests/e2e/helpers.py", false, ""},
+		{"outside the source root", "../elsewhere/test_gpu.py", false, ""},
+		{"a name with a workflow command", "tests/e2e/test_\x1b[31m\n::error::forged.py", false,
+			"hint: TEST_FILE names 'tests/e2e/test_\\x1b[31m\\n::error::forged.py', which does not exist in the source root\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newFileRunHarness(t)
+			testutil.WriteTree(t, h.head, map[string]string{"tests/e2e/helpers.py": "x = 1\n"})
 			file := strings.Replace(tc.file, "<head>", h.head, 1)
 			var args []string
 			if tc.flag {
@@ -154,7 +169,8 @@ func TestFileRun_AFileNamedAnotherWayHintsThePathAsRegistered(t *testing.T) {
 			}
 			status, stdout, stderr := h.run(args...)
 			assert.Equal(t, 1, status)
-			assert.Equal(t, "::error::"+file+refused+tc.hint, stderr)
+			assert.Equal(t, ghactions.Error(file+refused)+"\n"+tc.hint, stderr)
+			assert.Equal(t, 1, strings.Count("\n"+stderr, "\n::"), "one annotation, the script's")
 			assert.Empty(t, stdout)
 			assert.Equal(t, "<none>", h.output(t))
 		})

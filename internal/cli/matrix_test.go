@@ -148,6 +148,29 @@ func TestPolicyShardMatrix_WritesTheOutputTheStepSummaryAndTheExplanation(t *tes
 	assert.NotContains(t, string(data), "shard_matrix")
 }
 
+// A stage the policy skips never starts its job: the placeholder shard its
+// matrix keeps books no runner, in the step summary and the explanation.
+func TestPolicyShardMatrix_SkippedStagesBookNoRunner(t *testing.T) {
+	root := matrixRepo(t)
+	dir := t.TempDir()
+	diff, summary := filepath.Join(dir, "diff"), filepath.Join(dir, "summary")
+	require.NoError(t, os.WriteFile(diff, []byte("M\x00tests/e2e/fsdp/test_long.py\x00"), 0o644))
+	env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp"]`,
+		"CHANGED_FILES_PATH": diff, "GITHUB_OUTPUT": filepath.Join(dir, "out"), "GITHUB_STEP_SUMMARY": summary}
+	code, stdout, errOut := miles(t, root, env, "policy", "--shard-matrix", "--explain")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, `skipped_stages=["stage-b-2-gpu-h200","stage-c-2-gpu-h200","stage-c-4-gpu-mi350","stage-c-8-gpu-h100","stage-c-8-gpu-h200"]`)
+	const line = "GPU runners booked: 2 of 12 (9 shards of 5 skipped stages and 1 empty shard not started, 50 GPU slots)\n"
+	assert.Contains(t, stdout, "  stage-c-8-gpu-h100   0 of 2 shards: the stage is skipped, on h100,8gpu\n")
+	assert.Contains(t, stdout, "  stage-c-4-gpu-h200   2 of 3 shards (0, 1), longest 10.0 est. min, 2 tests, on h200,4gpu\n")
+	assert.Contains(t, stdout, line)
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| `stage-c-8-gpu-h100` | h100,8gpu | 0 / 2 (skipped) | - | - |\n")
+	assert.Contains(t, string(md), "| `stage-c-4-gpu-h200` | h200,4gpu | 2 / 3 | 10.0 | 2 |\n")
+	assert.Contains(t, string(md), line)
+}
+
 func TestRunExpectPlan_AJobThatSeesAnotherTreeStopsWithExitFour(t *testing.T) {
 	root := matrixRepo(t)
 	env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp"]`}

@@ -82,11 +82,6 @@ suite's backend. With --id, print that shard's files one per line.`,
 }
 
 func (o *PartitionOptions) validate() error {
-	// partition has no argparse original whose order to keep: a mistyped
-	// flag (--sute) is named before the --suite it leaves missing.
-	if err := argparse.Unrecognized(o.extras); err != nil {
-		return asUsage(err)
-	}
 	if err := o.resolve(false, ""); err != nil {
 		return err
 	}

@@ -57,8 +57,6 @@ func TestNewCmdPartition_UsageErrors(t *testing.T) {
 		want string
 	}{
 		{"no suite", nil, "the following arguments are required: --suite"},
-		// run keeps argparse's order (the required flags first); partition,
-		// which has no Python original, names the typo that left --suite out.
 		{"a mistyped flag comes before the flag it leaves missing", []string{"--sute", "X"}, "unrecognized arguments: --sute X"},
 		{"size zero", []string{"--suite", "s", "--size", "0"}, "--size must be positive, got 0"},
 		{"size beyond any matrix", []string{"--suite", "s", "--size", "1000000000"}, "--size must be at most 100000, got 1000000000"},

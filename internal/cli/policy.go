@@ -242,7 +242,7 @@ func policyRun(_ context.Context, f *Factory, opts *PolicyOptions) error {
 	pv := &view.PolicyView{Config: cfg, Workflow: wf, Selection: sel, Pruning: d.Pruning,
 		PullRequest: pullRequest, Paths: d.Paths, DiffEnv: envChangedFiles, ShardMatrix: matrices}
 	if path := getInput(f, nil, envStepSummary); matrices != nil && path != "" {
-		if err := ghactions.AppendStepSummary(path, view.ShardMatrixMarkdown(matrices)); err != nil {
+		if err := ghactions.AppendStepSummary(path, view.ShardMatrixMarkdown(matrices, sel.Skipped)); err != nil {
 			fmt.Fprintf(f.ErrOut, "warning: %v\n", err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // policyRegistry is a small registry shaped like Miles: one labeled test in
@@ -161,6 +162,52 @@ func TestPolicy_WritesTheFourOutputs(t *testing.T) {
 	}
 }
 
+// A PR label meant to select tests that selects nothing is a warning on
+// stderr, with the label it resembles; the outputs stay the Python's byte
+// for byte, and a label of the repository's own (bug, a bare domain label)
+// or one the policy acts on gets no warning. A label is a pull request's
+// data: the warning quotes it so that no line it holds can start.
+func TestPolicy_WarnsAboutPRLabelsThatSelectNothing(t *testing.T) {
+	labels := `["run-ci-megatorn", "Run-CI-Megatron", "run_ci_lora", "nigthly", "bug", "megatron", "bypass-fastfail",` +
+		` "run-ci-all", "run-ci-fsdp", "run-ci-megatorn", "run-ci-\n::error::forged\u001b[31m", "::error::boom", "run-ci-zzzzzz"]`
+	out := filepath.Join(t.TempDir(), "github_output")
+	require.NoError(t, os.WriteFile(out, nil, 0o600))
+	h := &policyHarness{env: map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": labels, "GITHUB_OUTPUT": out,
+		"CHANGED_FILES_PATH": "changed"}, files: map[string]string{"changed": codeDiff}}
+	require.NoError(t, h.run(t))
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	const kept = "run-ci-megatorn bypass-fastfail run-ci-all run-ci-fsdp run-ci-megatorn run-ci-zzzzzz"
+	assert.Equal(t, "cadence=regular\nraw_labels="+kept+"\nbypass_fastfail=true\nskipped_stages=[\"stage-c-2-gpu-h200\"]\n", string(got))
+	assert.Equal(t, "Resolved CI policy: cadence=regular labels=["+kept+"] bypass_fastfail=true skipped_stages=[\"stage-c-2-gpu-h200\"]\n", h.out.String())
+	assert.Equal(t, "warning: PR label 'run-ci-megatorn' names no known domain label and selects no test; did you mean 'run-ci-megatron'?\n"+
+		"warning: PR label 'run-ci-zzzzzz' names no known domain label and selects no test (the known ones, each added as run-ci-<label>: "+
+		"amd, ckpt, eval, fsdp, ft-long, ft-short, fully-async, long, lora, megatron, miles-plugin, model-scripts, mooncake, precision, qwen35, replay, sglang, short, weight-update)\n"+
+		"warning: PR label 'Run-CI-Megatron' is no CI label, so it selects nothing; did you mean 'run-ci-megatron'?\n"+
+		"warning: PR label 'run_ci_lora' is no CI label, so it selects nothing; did you mean 'run-ci-lora'?\n"+
+		"warning: PR label 'nigthly' is no CI label, so it selects nothing; did you mean 'nightly'?\n"+
+		"warning: PR label 'run-ci-\\n::error::forged\\x1b[31m' is no CI label, so it selects nothing: a run-ci-<label> name holds only ASCII letters, digits, '_', '.' and '-'\n",
+		h.err.String())
+	for _, line := range strings.Split(h.err.String(), "\n") {
+		assert.False(t, strings.HasPrefix(line, "::"), "a forged workflow command: %q", line)
+	}
+}
+
+// The known labels are the repository's own tests/ci/labels.py, the
+// Python's source of truth: a label added there is known at once.
+func TestPolicy_PRLabelWarningsKnowTheLabelsFile(t *testing.T) {
+	root := testutil.TempTree(t, map[string]string{
+		"tests/ci/labels.py": "KNOWN_LABELS = {\"megatron\": \"m\", \"speculative\": \"a label Miles added\"}\n",
+	})
+	env := map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-speculative", "run-ci-speculatve", "run-ci-fsdp"]`}
+	code, stdout, errOut := miles(t, root, env, "policy")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, stdout, "raw_labels=run-ci-speculative run-ci-speculatve run-ci-fsdp\n")
+	assert.Contains(t, errOut, "warning: PR label 'run-ci-speculatve' names no known domain label and selects no test; did you mean 'run-ci-speculative'?\n")
+	assert.Contains(t, errOut, "warning: PR label 'run-ci-fsdp' names no known domain label and selects no test (the known ones, each added as run-ci-<label>: megatron, speculative)\n")
+	assert.NotContains(t, errOut, "'run-ci-speculative' names")
+}
+
 func TestPolicy_FailsOpenOnEveryUnusableDiff(t *testing.T) {
 	tests := []struct {
 		name string
@@ -302,16 +349,19 @@ func TestPolicy_AnEmptyEventFlagIsGivenNotMissing(t *testing.T) {
 
 func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
 	tests := []struct {
-		name string
-		env  map[string]string
-		diff string
+		name   string
+		env    map[string]string
+		diff   string
+		stderr string
 	}{
-		{"pr-megatron-docs", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-megatron", "run-ci-typo"]`}, docsDiff},
+		{"pr-megatron-docs", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-megatron", "run-ci-typo"]`}, docsDiff,
+			"warning: PR label 'run-ci-typo' names no known domain label and selects no test (the known ones, each added as run-ci-<label>: " +
+				"amd, ckpt, eval, fsdp, ft-long, ft-short, fully-async, long, lora, megatron, miles-plugin, model-scripts, mooncake, precision, qwen35, replay, sglang, short, weight-update)\n"},
 		{"pr-test-and-code", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["run-ci-fsdp"]`},
-			"M\x00tests/fast-gpu/test_fsdp_small.py\x00M\x00miles/x.py\x00"},
-		{"pr-nightly-image", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["nightly", "run-ci-image", "run-ci-long"]`}, docsDiff},
-		{"pr-no-diff", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`}, ""},
-		{"schedule-nightly", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 15 * * 0-5"}, ""},
+			"M\x00tests/fast-gpu/test_fsdp_small.py\x00M\x00miles/x.py\x00", ""},
+		{"pr-nightly-image", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `["nightly", "run-ci-image", "run-ci-long"]`}, docsDiff, ""},
+		{"pr-no-diff", map[string]string{"EVENT_NAME": "pull_request", "PR_LABELS_JSON": `[]`}, "", ""},
+		{"schedule-nightly", map[string]string{"EVENT_NAME": "schedule", "SCHEDULE": "0 15 * * 0-5"}, "", ""},
 	}
 	for _, tt := range tests {
 		for _, mode := range []string{"explain", "json"} {
@@ -325,7 +375,7 @@ func TestPolicy_ExplainAndJSONGolden(t *testing.T) {
 					o.Explain = mode == "explain"
 					o.JSON = mode == "json"
 				}))
-				assert.Empty(t, h.err.String())
+				assert.Equal(t, tt.stderr, h.err.String())
 				if mode == "json" {
 					var doc map[string]any
 					require.NoError(t, json.Unmarshal(h.out.Bytes(), &doc), "stdout is one JSON document")

@@ -104,6 +104,49 @@ func TestRun_WithoutAGPUToolThePreflightAddsNoOutput(t *testing.T) {
 	assert.Equal(t, "nvidia-smi not found on PATH", rep.Preflights[0].Reason)
 }
 
+// In a GitHub Actions job a GPU suite runs on a GPU runner: no GPU tool on
+// PATH is a host not ready (exit 75), as Miles' "Wait for GPU ready" step
+// failed there, and --no-preflight still turns the check off.
+func TestRun_InAGitHubActionsJobAHostWithoutAGPUToolIsNotReady(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	code, stdout, stderr, rep, root := preflightRun(t, t.TempDir(),
+		map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "1658821493", "RUNNER_NAME": "h200-runner-3", "GITHUB_STEP_SUMMARY": summary}, nil)
+	require.Equal(t, exitHostNotReady, code, stderr)
+	assert.Nil(t, ranLog(t, root), "no test ran")
+	host, _ := os.Hostname()
+	assert.Contains(t, stdout, "\n::error title=GPU preflight%3A host not ready::host not ready on h200-runner-3 ("+host+"): "+
+		"nvidia-smi not found on PATH; a GPU suite in GitHub Actions needs its GPU tool (run --no-preflight to go without the check). No further test ran on this host")
+	assert.Contains(t, stdout, "\n[CI Preflight] host not ready on h200-runner-3 ("+host+"): nvidia-smi not found on PATH; ")
+	assert.True(t, rep.HostNotReady)
+	require.Len(t, rep.Preflights, 1)
+	assert.Equal(t, report.PreflightNotReady, rep.Preflights[0].Status)
+	assert.Equal(t, "nvidia-smi not found on PATH", rep.Preflights[0].Reason)
+	assert.Equal(t, 0, rep.Preflights[0].Tries)
+	for _, f := range rep.Files {
+		assert.Equal(t, "not run: host not ready", f.Reason)
+	}
+	md, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "**Host not ready:** nvidia-smi not found on PATH (preflight start). ")
+
+	code, stdout, stderr, rep, root = preflightRun(t, t.TempDir(), map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "1658821493"}, nil, "--no-preflight")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"a", "b"}, ranLog(t, root))
+	assert.NotContains(t, stdout, "[CI Preflight]")
+	assert.Nil(t, rep.Preflights)
+
+	// GITHUB_ACTIONS=true alone asks for the workflow commands only (a
+	// developer, or the Python scripts' recorded cases): the run goes on
+	// as the Python's, the check skipped.
+	code, stdout, stderr, rep, root = preflightRun(t, t.TempDir(), map[string]string{"GITHUB_ACTIONS": "true"}, nil)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, []string{"a", "b"}, ranLog(t, root))
+	assert.Contains(t, stdout, "\n::group::tests/e2e/test_a.py  (1/2 est=")
+	assert.NotContains(t, stdout, "[CI Preflight]")
+	require.Len(t, rep.Preflights, 1)
+	assert.Equal(t, report.PreflightSkipped, rep.Preflights[0].Status)
+}
+
 func TestRun_NoPreflightAndListOnlyAskNoGPUTool(t *testing.T) {
 	pids := filepath.Join(t.TempDir(), "pids")
 	code, _, stderr, rep, _ := preflightRun(t, fakeGPUDir(t), nil, []string{"FAKE_GPU_PIDFILE=" + pids, "FAKE_GPU_MODE=fail"}, "--no-preflight")

@@ -24,7 +24,8 @@ func parseRun(t *testing.T, args ...string) (*RunOptions, error) {
 	f, _, _ := suitesFactory(".", nil)
 	var got *RunOptions
 	cmd := NewCmdRun(f, func(o *RunOptions) error { got = o; return nil })
-	cmd.SetArgs(args)
+	// Never nil: cobra would parse the test binary's own arguments.
+	cmd.SetArgs(append([]string{}, args...))
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	err := cmd.Execute()
@@ -159,7 +160,10 @@ func TestNewCmdRun_UsageErrors(t *testing.T) {
 		{"unknown flag", append(base, "--bogus"), "unrecognized arguments: --bogus"},
 		{"unknown flags and values together", append(base, "--bogus=1", "x", "-y"), "unrecognized arguments: --bogus=1 x -y"},
 		{"a double dash", append(base, "--list-only", "--", "x"), "unrecognized arguments: -- x"},
-		{"required flags before unrecognized arguments", []string{"--", "--hw", "cuda"}, "the following arguments are required: --hw, --suite (or --file FILE alone, to run one registered file)"},
+		{"a mistyped flag before the flag it leaves missing", []string{"--siute", "X"}, "unrecognized arguments: --siute X"},
+		{"a mistyped flag before a missing --hw", []string{"--suite", "s", "--hww", "cuda"}, "unrecognized arguments: --hww cuda"},
+		{"unrecognized arguments before any other complaint", []string{"--", "--hw", "cuda"}, "unrecognized arguments: -- --hw cuda"},
+		{"unrecognized arguments before two cadences", append(base, "--nightly", "--cadence", "weekly", "--bogus"), "unrecognized arguments: --bogus"},
 		{"a value for a flag that takes none", append(base, "--list-only=false"), "argument --list-only: ignored explicit argument 'false'"},
 		{"an ambiguous prefix", append(base, "--auto-partition", "1"), "ambiguous option: --auto-partition could match --auto-partition-id, --auto-partition-size"},
 		{"an int with a double underscore", append(base, "--max-attempts", "1__0"), "argument --max-attempts: invalid int value: '1__0'"},
@@ -182,6 +186,21 @@ func TestMain_RunUsageErrorExitsTwo(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut.String(), "--nightly")
 	assert.Contains(t, errOut.String(), "--cadence")
+}
+
+// A newcomer's typo is named on the first line, not the flag it left out,
+// with the flag it resembles (run and partition share the check).
+func TestMain_RunNamesAMistypedFlagFirst(t *testing.T) {
+	for _, cmd := range []string{"run", "partition"} {
+		f, out, errOut := suitesFactory(".", nil)
+		code := Main([]string{cmd, "--siute", "X"}, f)
+		assert.Equal(t, 2, code)
+		assert.Empty(t, out.String())
+		assert.Equal(t, "error: unrecognized arguments: --siute X\n\nDid you mean this?\n\t--suite\n\nRun 'miles-ci "+cmd+" --help' for usage.\n", errOut.String())
+	}
+	f, _, errOut := suitesFactory(".", nil)
+	assert.Equal(t, 2, Main([]string{"run", "--hw", "cuda", "--suite", "s", "--bogus"}, f))
+	assert.Equal(t, "error: unrecognized arguments: --bogus\nRun 'miles-ci run --help' for usage.\n", errOut.String(), "nothing near: no guess")
 }
 
 func TestMain_RunGlobalFlagsAfterTheCommand(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -14,6 +15,7 @@ import (
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/suggest"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/timings"
 )
@@ -49,6 +51,9 @@ type selectionFlags struct {
 	suiteSet bool
 	// extras are the arguments no flag took.
 	extras []string
+	// flags is the command's flag set, which a mistyped flag is compared
+	// with (see nearFlag).
+	flags *pflag.FlagSet
 }
 
 // addSelectionFlags declares the selection flags run_suite.py declares
@@ -57,6 +62,7 @@ type selectionFlags struct {
 // run_suite.py flags, so that the flag set holds run_suite.py's flags in its
 // order (see argparse.AddOriginal).
 func addSelectionFlags(fs *pflag.FlagSet, s *selectionFlags, hwRequired bool) {
+	s.flags = fs
 	hwHelp := "hardware backend `HW`: cpu, cuda or rocm"
 	if !hwRequired {
 		hwHelp += " (default: the suite's backend)"
@@ -85,12 +91,23 @@ func addTimingsFlag(fs *pflag.FlagSet, p *string, usage string) {
 	flagkind.String(fs, p, timingsFlag, "", usage, flagkind.Path, "json")
 }
 
-// resolve checks what pflag cannot, in argparse's order: the two cadence
-// flags together, the required flags, then the unrecognized arguments. It
-// leaves the effective cadence in s.Cadence. orElse, when not empty, is
-// added to argparse's line when --suite is missing: the other way of
-// saying what to run (run's --file), which run_suite.py did not have.
+// resolve checks what pflag cannot: first the unrecognized arguments, then,
+// in argparse's order, the two cadence flags together and the required
+// flags. argparse names the unrecognized arguments last, so that a
+// mistyped flag (--siute X) was reported as the --suite it left missing;
+// naming the typo first says what to fix. It leaves the effective cadence
+// in s.Cadence. orElse, when not empty, is added to argparse's line when
+// --suite is missing: the other way of saying what to run (run's --file),
+// which run_suite.py did not have.
 func (s *selectionFlags) resolve(hwRequired bool, orElse string) error {
+	if err := argparse.Unrecognized(s.extras); err != nil {
+		err = asUsage(err)
+		var u *UsageError
+		if near := nearFlag(s.flags, s.extras); near != "" && errors.As(err, &u) {
+			u.Hint = "Did you mean this?\n\t" + near
+		}
+		return err
+	}
 	if err := argparse.Exclusive(s.cadenceOrder); err != nil {
 		return asUsage(err)
 	}
@@ -109,13 +126,37 @@ func (s *selectionFlags) resolve(hwRequired bool, orElse string) error {
 		}
 		return err
 	}
-	if err := argparse.Unrecognized(s.extras); err != nil {
-		return asUsage(err)
-	}
 	if s.Nightly {
 		s.Cadence = policy.Nightly
 	}
 	return nil
+}
+
+// nearFlag is the flag of fs nearest to the first long flag among extras
+// (--siute, --siute=X), as cobra names a mistyped command; "" when extras
+// hold none or nothing is near.
+func nearFlag(fs *pflag.FlagSet, extras []string) string {
+	if fs == nil {
+		return ""
+	}
+	for _, e := range extras {
+		if e == "--" {
+			return "" // what follows is positional
+		}
+		if !strings.HasPrefix(e, "--") {
+			continue
+		}
+		name, _, _ := strings.Cut(e, "=")
+		var names []string
+		fs.VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, "--"+f.Name)
+			}
+		})
+		near, _ := suggest.Closest(name, names)
+		return near
+	}
+	return ""
 }
 
 // selectSuite collects the registry and selects the stage job of these
@@ -163,7 +204,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 // parseOwnFlags parses args (everything after the command path, global
 // flags included) into cmd's flags. It returns help=true when --help was
 // asked for, and the arguments argparse would call unrecognized (the caller
-// reports them after the required flags, as argparse does).
+// reports them before anything else, see resolve).
 func parseOwnFlags(cmd *cobra.Command, args []string) (help bool, extras []string, err error) {
 	cmd.InheritedFlags() // merges the global flags into cmd.Flags()
 	help, extras, err = argparse.Parse(cmd.Flags(), args)

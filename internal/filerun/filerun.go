@@ -13,10 +13,13 @@ package filerun
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/suggest"
 )
 
 // Error is a request file-run refuses. Where file_run.py has the same
@@ -29,6 +32,12 @@ type Error struct {
 	// ("./tests/x.py", an absolute path inside the source root): what to
 	// ask for instead. "" when there is no such file.
 	Registered string
+	// Missing, for a file with no registration, says that no such file
+	// exists below the source root (and none named another way, see
+	// Registered); Near is then the registered file whose path is closest
+	// to the one asked for, "" when none is near enough to be a typo.
+	Missing bool
+	Near    string
 
 	unregistered bool
 }
@@ -70,6 +79,10 @@ func Resolve(cfg *config.Config, req Request) (*Job, error) {
 	var fe *Error
 	if errors.As(err, &fe) && fe.unregistered {
 		fe.Registered = registeredAs(root, req.TestFile, reg.Registrations)
+		if fe.Registered == "" && missing(root, req.TestFile) {
+			fe.Missing = true
+			fe.Near = nearestRegistered(req.TestFile, reg.Registrations)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -102,6 +115,34 @@ func registeredAs(root, file string, regs []registry.Registration) string {
 		}
 	}
 	return ""
+}
+
+// missing reports whether file names no file below root (an absolute,
+// resolved directory): a path outside it, or one that cannot be looked at
+// for another reason, is not said to be missing.
+func missing(root, file string) bool {
+	p := filepath.Clean(file)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	if _, ok := belowRoot(root, p); !ok {
+		return false
+	}
+	_, err := os.Lstat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// nearestRegistered is the registered file whose path is nearest to file
+// (suggest.Closest), "" when none is near.
+func nearestRegistered(file string, regs []registry.Registration) string {
+	var files []string
+	for _, r := range regs {
+		if len(files) == 0 || files[len(files)-1] != r.File { // a file's registrations are together
+			files = append(files, r.File)
+		}
+	}
+	near, _ := suggest.Closest(filepath.ToSlash(filepath.Clean(file)), files)
+	return near
 }
 
 // Collect discovers the test files below root the way file_run.py does

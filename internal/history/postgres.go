@@ -163,6 +163,14 @@ func redactor(url string, cfg *pgx.ConnConfig) *strings.Replacer {
 			pairs = append(pairs, s, "***")
 		}
 	}
+	// Such a user or database is still hidden where an error names it as
+	// one: pgx's "user=ci database=db", the server's "for user \"ci\"".
+	for _, name := range []struct{ key, value string }{{"user", cfg.User}, {"database", cfg.Database}} {
+		if v := name.value; v != "" && len(v) < 3 {
+			pairs = append(pairs, name.key+"="+v+" ", name.key+"=*** ", name.key+"="+v+"`", name.key+"=***`",
+				`"`+v+`"`, `"***"`)
+		}
+	}
 	return strings.NewReplacer(pairs...)
 }
 

@@ -110,6 +110,24 @@ func TestPostgres_ErrorsNeverNameTheURL(t *testing.T) {
 	assert.NotContains(t, err.Error(), "hunter2pw")
 }
 
+// A user or database of one or two letters is not replaced everywhere (it
+// would blank out ordinary words), but it is where an error names it as
+// the user or the database.
+func TestPostgres_ErrorsHideAShortUserAndDatabase(t *testing.T) {
+	srv := testutil.Postgres(t)
+	for _, url := range []string{
+		"postgresql://ci:hunter2pw@/db?host=" + srv.Socket(), // the server answers: no such role
+		"postgres://ci:hunter2pw@127.0.0.1:1/db",             // nothing listens: pgx's own message
+	} {
+		_, err := OpenPostgres(context.Background(), url, ForWriting)
+		require.Error(t, err)
+		for _, shown := range []string{"hunter2pw", "user=ci", "database=db", `"ci"`, `"db"`} {
+			assert.NotContains(t, err.Error(), shown, url)
+		}
+		assert.Contains(t, err.Error(), "user=***", url)
+	}
+}
+
 func TestPostgres_AReaderOfAnEmptyDatabaseSaysThereIsNoHistory(t *testing.T) {
 	url := testutil.Postgres(t).NewDatabase(t)
 	_, err := OpenPostgres(context.Background(), url, ForReading)

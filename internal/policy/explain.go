@@ -74,19 +74,91 @@ func ExplainLabels(cfg *config.Config, cadence string, raw []string) []LabelReas
 func UnknownLabels(cfg *config.Config, raw []string) []Warning {
 	var out []Warning
 	for _, r := range raw {
-		name, ok := strings.CutPrefix(r, RunCIPrefix)
-		if !ok || r == LabelRunCIAll || r == LabelRunCIImg || cfg.IsKnownLabel(name) {
+		if !namesUnknownLabel(cfg, r) {
 			continue
 		}
 		msg := "--labels entry " + pyfmt.Repr(r) + " names no known domain label"
 		if parts := strings.Split(r, ","); len(parts) > 1 {
 			msg += "; --labels takes labels separated by spaces, not commas: " + strings.Join(parts, " ")
-		} else if near, ok := suggest.Closest(name, cfg.KnownLabels()); ok {
-			msg += "; did you mean " + pyfmt.Repr(RunCIPrefix+near) + "?"
 		} else {
-			msg += " (the known ones, each passed as run-ci-<label>: " + strings.Join(sorted(cfg.KnownLabels()), ", ") + ")"
+			msg += knownLabelHint(cfg, r, "passed")
 		}
 		out = append(out, Warning{Label: r, Msg: msg})
 	}
 	return out
+}
+
+// namesUnknownLabel reports whether r has the form run-ci-X with X no
+// known domain label and r no broad scope label: it selects nothing.
+func namesUnknownLabel(cfg *config.Config, r string) bool {
+	name, ok := strings.CutPrefix(r, RunCIPrefix)
+	return ok && r != LabelRunCIAll && r != LabelRunCIImg && !cfg.IsKnownLabel(name)
+}
+
+// knownLabelHint ends the warning about r, a run-ci-X with X unknown: the
+// closest known label, else every known one, each "passed" or "added" as
+// run-ci-<label>.
+func knownLabelHint(cfg *config.Config, r, given string) string {
+	if near, ok := suggest.Closest(strings.TrimPrefix(r, RunCIPrefix), cfg.KnownLabels()); ok {
+		return "; did you mean " + pyfmt.Repr(RunCIPrefix+near) + "?"
+	}
+	return " (the known ones, each " + given + " as run-ci-<label>: " + strings.Join(sorted(cfg.KnownLabels()), ", ") + ")"
+}
+
+// PRLabelWarnings warns, once per label, about the labels of a pull
+// request that a newcomer may have meant to select tests with but that
+// select nothing: a kept run-ci-X whose X is no known domain label, with
+// the closest known one; an ignored label that resembles a CI label (a
+// workflow-only label, run-ci-all, run-ci-image or run-ci-<known label>:
+// another case, '_' or a space for '-', a typo), with it; and an ignored
+// label that starts with run-ci- but is no well-formed name. Other ignored
+// labels (bug, documentation, a bare domain label such as megatron) are a
+// repository's own and get no warning. The labels are quoted as Python
+// writes a str (pyfmt.Repr), so none can start a line of its own.
+func PRLabelWarnings(cfg *config.Config, kept, ignored []string) []Warning {
+	var out []Warning
+	seen := map[string]bool{}
+	quote := pyfmt.Repr // GitHub keeps a label to 50 characters
+	for _, r := range kept {
+		if seen[r] || !namesUnknownLabel(cfg, r) {
+			continue
+		}
+		seen[r] = true
+		out = append(out, Warning{Label: r, Msg: "PR label " + quote(r) + " names no known domain label and selects no test" +
+			knownLabelHint(cfg, r, "added")})
+	}
+	triggers := []string{LabelNightly, LabelBypass, LabelRunCIAll, LabelRunCIImg}
+	for _, l := range cfg.KnownLabels() {
+		triggers = append(triggers, RunCIPrefix+l)
+	}
+	for _, r := range ignored {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		msg := "PR label " + quote(r) + " is no CI label, so it selects nothing"
+		near, ok := resembles(r, triggers)
+		switch {
+		case ok:
+			msg += "; did you mean " + pyfmt.Repr(near) + "?"
+		case strings.HasPrefix(strings.ToLower(r), RunCIPrefix):
+			msg += ": a run-ci-<label> name holds only ASCII letters, digits, '_', '.' and '-'"
+		default:
+			continue
+		}
+		out = append(out, Warning{Label: r, Msg: msg})
+	}
+	return out
+}
+
+// resembles returns the trigger label r was most likely meant to be: the
+// one it equals but for case, '_' or spaces for '-' and blanks around it,
+// else the closest by edit distance.
+func resembles(r string, triggers []string) (string, bool) {
+	norm := strings.ToLower(strings.TrimSpace(r))
+	norm = strings.NewReplacer("_", "-", " ", "-").Replace(norm)
+	if slices.Contains(triggers, norm) {
+		return norm, true
+	}
+	return suggest.Closest(r, triggers)
 }

@@ -35,6 +35,10 @@ type Adapted struct {
 	RawLabels []string
 	// Overridden reports that a cadence override decided the cadence.
 	Overridden bool
+	// Ignored are the PR labels the run does not keep (neither
+	// workflow-only nor a well-formed run-ci-X), in their order, for the
+	// warnings of PRLabelWarnings.
+	Ignored []string
 }
 
 // Adapt turns a trigger into a cadence and raw labels. A non-empty cadence
@@ -45,7 +49,7 @@ func Adapt(cfg *config.Config, t Trigger) (Adapted, error) {
 	case t.CadenceOverride != "":
 		return Adapted{Cadence: t.CadenceOverride, RawLabels: []string{}, Overridden: true}, nil
 	case t.Event == EventPullRequest:
-		labels, err := KeptPRLabels(t.PRLabelsJSON)
+		labels, ignored, err := prLabels(t.PRLabelsJSON)
 		if err != nil {
 			return Adapted{}, err
 		}
@@ -53,7 +57,7 @@ func Adapt(cfg *config.Config, t Trigger) (Adapted, error) {
 		if slices.Contains(labels, LabelNightly) {
 			cadence = Nightly
 		}
-		return Adapted{Cadence: cadence, RawLabels: labels}, nil
+		return Adapted{Cadence: cadence, RawLabels: labels, Ignored: ignored}, nil
 	case t.Event == EventSchedule:
 		cadence, ok := cfg.Schedules[t.Schedule]
 		if !ok {
@@ -111,31 +115,40 @@ const errLabelsJSON = "PR labels were not a JSON string array"
 // dropped. One case differs in kind: input nested deeper than Python's
 // recursion limit crashes the reference, and is this error here.
 func KeptPRLabels(src string) ([]string, error) {
+	kept, _, err := prLabels(src)
+	return kept, err
+}
+
+// prLabels is KeptPRLabels, also returning the labels it does not keep, in
+// order.
+func prLabels(src string) (kept, ignored []string, err error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(src)))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, labelsError()
+		return nil, nil, labelsError()
 	}
 	// Only whitespace may follow the value.
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, labelsError()
+		return nil, nil, labelsError()
 	}
 	items, ok := v.([]any)
 	if !ok {
-		return nil, labelsError()
+		return nil, nil, labelsError()
 	}
-	kept := []string{}
+	kept = []string{}
 	for _, item := range items {
 		s, ok := item.(string)
 		if !ok {
-			return nil, labelsError()
+			return nil, nil, labelsError()
 		}
 		if IsWorkflowOnly(s) || IsSafeRunCILabel(s) {
 			kept = append(kept, s)
+		} else {
+			ignored = append(ignored, s)
 		}
 	}
-	return kept, nil
+	return kept, ignored, nil
 }
 
 // IsSafeRunCILabel reports whether the whole of s is "run-ci-", an ASCII
@@ -181,5 +194,6 @@ func ResolveWorkflow(cfg *config.Config, t Trigger) (Workflow, error) {
 		}
 		return Workflow{}, err
 	}
+	warnings = append(warnings, PRLabelWarnings(cfg, a.RawLabels, a.Ignored)...)
 	return Workflow{Adapted: a, Policy: p, Warnings: warnings}, nil
 }

@@ -42,6 +42,11 @@ type Preflight struct {
 	// keep the host not ready (it may still be exiting, so the check tries
 	// again until Timeout); otherwise such processes are only recorded.
 	FailOnForeign bool
+	// ToolRequired makes a host with no GPU tool on Path not ready, at
+	// once (a tool does not appear by waiting), instead of skipping the
+	// check: in GitHub Actions a GPU job's runner is a GPU host, and a
+	// missing tool is a broken one, as Miles' wait step failed there.
+	ToolRequired bool
 
 	Now   func() time.Time                                 // nil: time.Now
 	Sleep func(ctx context.Context, d time.Duration) error // nil: a timer that ctx ends
@@ -49,7 +54,8 @@ type Preflight struct {
 
 // Check runs the preflight; when is recorded as report.Preflight.When. Every
 // field of the result is filled. A tool not on Path is PreflightSkipped and
-// costs nothing: the run goes on as it would without a preflight.
+// costs nothing: the run goes on as it would without a preflight (with
+// ToolRequired, it is PreflightNotReady with no try).
 // Cancelling ctx ends the check at once, not ready, reason "interrupted".
 func (p Preflight) Check(ctx context.Context, when string) report.Preflight {
 	pf, _ := p.CheckGPUs(ctx, when)
@@ -70,6 +76,9 @@ func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight
 		pf.Reason = "no GPU tool to ask"
 		if tool.name != "" {
 			pf.Reason = notFound(p.Backend)
+			if p.ToolRequired {
+				pf.Status = report.PreflightNotReady
+			}
 		}
 		return pf, nil
 	}

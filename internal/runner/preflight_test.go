@@ -152,6 +152,23 @@ func TestPreflight_NoToolOnPathIsSkipped(t *testing.T) {
 	}
 }
 
+// Where the tool is required (a GPU job in GitHub Actions), its absence is
+// a host not ready, at once: waiting does not put a tool on PATH.
+func TestPreflight_NoToolOnPathIsNotReadyWhenTheToolIsRequired(t *testing.T) {
+	for backend, reason := range map[string]string{
+		"cuda": "nvidia-smi not found on PATH",
+		"rocm": "neither amd-smi nor rocm-smi found on PATH",
+	} {
+		slept := false
+		pf := Preflight{Backend: backend, Path: t.TempDir(), ToolRequired: true,
+			Sleep: func(context.Context, time.Duration) error { slept = true; return nil }}.Check(context.Background(), "start")
+		assert.Equal(t, report.PreflightNotReady, pf.Status, backend)
+		assert.Equal(t, reason, pf.Reason, backend)
+		assert.Equal(t, 0, pf.Tries, backend)
+		assert.False(t, slept, backend)
+	}
+}
+
 func TestPreflight_ROCmAsksAmdSMIInEitherShape(t *testing.T) {
 	for _, shape := range []string{"list", "gpu_data"} {
 		p := fakePreflight(t, "rocm", "FAKE_AMD_SHAPE="+shape, "FAKE_GPU_FOREIGN=77,vllm,1024")

@@ -33,21 +33,26 @@ type PreflightSpec struct {
 // check is appended to *into and logged to s.Out: one line when it ran,
 // nothing when no GPU tool was there to ask (the run then goes on as it
 // would without a preflight, its output unchanged); a host found not ready
-// is also an error annotation naming it, and a process of another job
-// holding GPU memory a warning. A ready check whose tool listed the GPUs
+// is also an error annotation naming it (in a GitHub Actions job, also a
+// host with no GPU tool on PATH), and a process of another job holding GPU
+// memory a warning. A ready check whose tool listed the GPUs
 // fills a host the first query left without them.
 func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into *[]report.Preflight) func(context.Context, string) bool {
 	if p.Backend == config.CPU || s.Preflight.Off {
 		return nil
 	}
 	c := s.Preflight.Config
+	// In a GitHub Actions job a GPU suite runs on a GPU runner, where a
+	// missing GPU tool is a broken host (Miles' wait step failed on it);
+	// elsewhere (a developer's machine) the check is skipped, as Python
+	// has none.
+	actions := s.Getenv("GITHUB_ACTIONS") == "true"
 	check := runner.Preflight{
 		Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env,
 		Timeout: c.Timeout, Interval: c.Interval, QueryTimeout: c.QueryTimeout,
 		GPUsNeeded: p.Suite.GPUsNeeded(), FailOnForeign: c.ForeignProcesses == config.ForeignFail,
-		Now: s.Now, Sleep: s.Preflight.Sleep,
+		ToolRequired: ghactions.InJob(s.Getenv), Now: s.Now, Sleep: s.Preflight.Sleep,
 	}
-	actions := s.Getenv("GITHUB_ACTIONS") == "true"
 	return func(ctx context.Context, when string) bool {
 		pf, gpus := check.CheckGPUs(ctx, when)
 		*into = append(*into, pf)
@@ -84,13 +89,25 @@ func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Prefli
 		if pf.LastWords != "" {
 			msg += "; " + pf.Tool + " said: " + pf.LastWords
 		}
-		fmt.Fprintln(w, textfmt.OneLine("[CI Preflight] "+msg+" ("+took+"); no further test runs here"))
+		line := "[CI Preflight] " + msg + " (" + took + ")"
+		if pf.Tries == 0 {
+			// Not ready without a try: the tool is not on PATH, which
+			// only a GitHub Actions job holds against the host.
+			msg += toolMissing
+			line = "[CI Preflight] " + msg
+		}
+		fmt.Fprintln(w, textfmt.OneLine(line+"; no further test runs here"))
 		if actions {
 			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelError, Title: "GPU preflight: host not ready",
 				Message: msg + ". No further test ran on this host; the tests not run say nothing about the code."}.String())
 		}
 	}
 }
+
+// toolMissing follows the reason of a GitHub Actions host found not ready
+// for want of its GPU tool: why that is not ready, and the way out for a
+// job that is meant to run without one.
+const toolMissing = "; a GPU suite in GitHub Actions needs its GPU tool (run --no-preflight to go without the check)"
 
 // gpuNames names the GPUs listed, each distinct name once, in order.
 func gpuNames(gpus []report.GPU) string {

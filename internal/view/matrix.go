@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,9 @@ type stageBooking struct {
 	longestKnown    bool
 	emptyNotStarted int
 	planned         bool
+	// skipped is a stage the policy skips: its job never starts, so its
+	// matrix, whatever it lists, books no runner.
+	skipped bool
 }
 
 // gpuCount reads the GPUs of a runner from the suite (its gpus key or
@@ -56,12 +60,20 @@ func gpuCount(s config.Suite) int {
 	return 0
 }
 
-func bookings(stages []suite.StageMatrix) []stageBooking {
+// bookings is what each stage's matrix books, given the stages the policy
+// skips (skipped_stages): a skipped stage's job does not start, so the
+// placeholder shard its matrix keeps books nothing.
+func bookings(stages []suite.StageMatrix, skipped []string) []stageBooking {
 	out := make([]stageBooking, len(stages))
 	for i, s := range stages {
 		b := stageBooking{name: s.Suite.Name, runsOn: strings.Join(s.Suite.RunsOn, ","),
 			booked: len(s.Matrix.Include), roster: max(s.Suite.Shards, 1),
 			gpus: gpuCount(s.Suite), planned: s.Plan != nil}
+		if slices.Contains(skipped, s.Suite.Name) {
+			b.skipped, b.booked = true, 0
+			out[i] = b
+			continue
+		}
 		if p := s.Plan; p != nil {
 			b.longestKnown = true
 			for _, e := range s.Matrix.Include {
@@ -86,52 +98,70 @@ func shardSeconds(p *suite.Plan, timed, est float64) float64 {
 }
 
 func minutes(b stageBooking) string {
-	if !b.longestKnown {
+	if !b.longestKnown || b.skipped {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f", b.longest/60)
 }
 
 func testsCell(b stageBooking) string {
-	if !b.planned {
+	if !b.planned || b.skipped {
 		return "-"
 	}
 	return strconv.Itoa(b.tests)
 }
 
-// bookedLine is the one-line total of what the matrices book.
+// bookedLine is the one-line total of what the matrices book: the shards
+// that start, and the GPU slots of those that do not (every shard of a
+// skipped stage, and the empty shards of the others).
 func bookedLine(bs []stageBooking) string {
-	var booked, roster, empty, slots int
+	var booked, roster, empty, skippedStages, skippedShards, slots int
 	for _, b := range bs {
 		booked += b.booked
 		roster += b.roster
+		if b.skipped {
+			skippedStages++
+			skippedShards += b.roster
+			slots += b.roster * b.gpus
+			continue
+		}
 		empty += b.emptyNotStarted
 		slots += b.emptyNotStarted * b.gpus
 	}
+	notStarted := textfmt.CountNoun(empty, "empty shard")
+	if skippedStages > 0 {
+		notStarted = fmt.Sprintf("%s of %s and %s", textfmt.CountNoun(skippedShards, "shard"),
+			textfmt.CountNoun(skippedStages, "skipped stage"), notStarted)
+	}
 	return fmt.Sprintf("GPU runners booked: %d of %d (%s not started, %s)", booked, roster,
-		textfmt.CountNoun(empty, "empty shard"), textfmt.CountNoun(slots, "GPU slot"))
+		notStarted, textfmt.CountNoun(slots, "GPU slot"))
 }
 
-// ShardMatrixMarkdown is the step-summary table of what the matrices book.
-// The stage names and runner labels come from the configuration, which a
-// pull request can change: they are rendered inert (textfmt.Markdown).
-func ShardMatrixMarkdown(stages []suite.StageMatrix) string {
-	bs := bookings(stages)
+// ShardMatrixMarkdown is the step-summary table of what the matrices book,
+// given the stages the policy skips (which book nothing). The stage names
+// and runner labels come from the configuration, which a pull request can
+// change: they are rendered inert (textfmt.Markdown).
+func ShardMatrixMarkdown(stages []suite.StageMatrix, skipped []string) string {
+	bs := bookings(stages, skipped)
 	var b strings.Builder
 	b.WriteString("### GPU shards booked\n\n")
 	b.WriteString("| Stage | Runner labels | Shards booked / roster | Longest shard (est. min) | Tests |\n")
 	b.WriteString("|---|---|---:|---:|---:|\n")
 	for _, s := range bs {
-		fmt.Fprintf(&b, "| %s | %s | %d / %d | %s | %s |\n", textfmt.MarkdownCode(s.name), textfmt.Markdown(s.runsOn),
-			s.booked, s.roster, minutes(s), testsCell(s))
+		note := ""
+		if s.skipped {
+			note = " (skipped)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d / %d%s | %s | %s |\n", textfmt.MarkdownCode(s.name), textfmt.Markdown(s.runsOn),
+			s.booked, s.roster, note, minutes(s), testsCell(s))
 	}
 	fmt.Fprintf(&b, "\n%s\n", bookedLine(bs))
 	return b.String()
 }
 
 // shardMatrixText is the explanation's account of the same.
-func shardMatrixText(stages []suite.StageMatrix) string {
-	bs := bookings(stages)
+func shardMatrixText(stages []suite.StageMatrix, skipped []string) string {
+	bs := bookings(stages, skipped)
 	rows := make([]textfmt.Row, len(bs))
 	for i, s := range bs {
 		ids := make([]string, len(stages[i].Matrix.Include))
@@ -140,7 +170,10 @@ func shardMatrixText(stages []suite.StageMatrix) string {
 		}
 		text := fmt.Sprintf("%d of %d shards (%s), on %s: every shard, as on every event but a pull request",
 			s.booked, s.roster, strings.Join(ids, ", "), s.runsOn)
-		if s.planned {
+		switch {
+		case s.skipped:
+			text = fmt.Sprintf("0 of %d shards: the stage is skipped, on %s", s.roster, s.runsOn)
+		case s.planned:
 			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
 				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
 		}

@@ -55,7 +55,7 @@ func (v *PolicyView) WriteExplanation(w io.Writer) error {
 		fmt.Fprintf(&b, "\nChanged paths (%d):\n%s", len(v.Paths), describePaths(v.Paths, "  "))
 	}
 	if v.ShardMatrix != nil {
-		fmt.Fprintf(&b, "\nShard matrix:\n%s", shardMatrixText(v.ShardMatrix))
+		fmt.Fprintf(&b, "\nShard matrix:\n%s", shardMatrixText(v.ShardMatrix, v.Selection.Skipped))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -107,6 +107,9 @@ func hostNotReady(r *report.Report) []ghactions.Notice {
 	if n := len(r.Preflights); n > 0 {
 		pf := r.Preflights[n-1]
 		text = fmt.Sprintf("%s (preflight %s, %s, %.1fs)", pf.Reason, pf.When, textfmt.CountNoun(pf.Tries, "try", "tries"), pf.Elapsed)
+		if pf.Tries == 0 { // the GPU tool was not on PATH: nothing was asked
+			text = fmt.Sprintf("%s (preflight %s)", pf.Reason, pf.When)
+		}
 		if pf.LastWords != "" {
 			text += "; " + pf.Tool + " said: " + pf.LastWords
 		}

@@ -159,7 +159,7 @@ func TestShardMatrixMarkdown_HostileTextIsInert(t *testing.T) {
 		t.Run(h, func(t *testing.T) {
 			md := ShardMatrixMarkdown([]suite.StageMatrix{{
 				Suite:  config.Suite{Name: h, Backend: config.CUDA, RunsOn: []string{h, "8gpu"}, Shards: 1},
-				Matrix: suite.Full(1)}})
+				Matrix: suite.Full(1)}}, nil)
 			assertInert(t, md, 5)
 		})
 	}
@@ -181,7 +181,7 @@ func TestStepSummaryAndShardMatrix_OrdinaryNamesUnchanged(t *testing.T) {
 		"\n**Retried 1 test(s):**\n- Still failed: tests/e2e/short/test_dumper.py\n\n", StepSummary(r))
 	md := ShardMatrixMarkdown([]suite.StageMatrix{{
 		Suite:  config.Suite{Name: "stage-c-8-gpu-h100", Backend: config.CUDA, RunsOn: []string{"h100", "8gpu"}, Shards: 2},
-		Matrix: suite.Full(2)}})
+		Matrix: suite.Full(2)}}, nil)
 	assert.Contains(t, md, "| `stage-c-8-gpu-h100` | h100,8gpu | 2 / 2 | - | - |\n")
 }
 
