@@ -29,6 +29,10 @@ type checker struct {
 	// external are the other repositories' workflows that run the
 	// roster's external suites (lint --external).
 	external []*External
+	// actions are the local actions the workflows use, by directory.
+	actions map[string]*localAction
+	// entries says which of the Python entry points the repository has.
+	entries map[string]bool
 
 	// isPolicy and jobByID are the workflow being checked's policy jobs
 	// and its jobs by id (the last of an id, as YAML keeps it).
@@ -136,6 +140,7 @@ func (c *checker) check() {
 	c.checkFleet()
 	c.checkRegistrations()
 	c.checkExternal()
+	c.checkInstalls()
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the
