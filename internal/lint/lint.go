@@ -132,5 +132,11 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	case src != nil:
 		c.checkCISuites(src)
 	}
+	switch src, problem := readPython(root, StageSelectionPath, "the stage selection", prStagesName); {
+	case problem != nil:
+		c.found.add(*problem)
+	case src != nil:
+		c.checkPRStages(src)
+	}
 	return c.found.result(), nil
 }

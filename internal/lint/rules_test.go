@@ -213,9 +213,11 @@ func TestRules_EachRuleReportsItsLine(t *testing.T) {
 			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
 			pr + "16:41: error: suite 'units' is not in the roster (.miles-ci.yaml); did you mean unit? [unknown-suite]",
 		}},
+		// A suite of another backend is never offered: the job's own
+		// name is.
 		{"unknown-suite: a typo of another backend's suite", edit("--suite gpu", "--suite unit2"), []string{
 			pr + "4:1: error: no job runs suite gpu, so its registration never runs: add a job gpu running miles-ci run --hw cuda --suite gpu [missing-job]",
-			pr + "28:59: error: suite 'unit2' is not in the roster (.miles-ci.yaml); did you mean unit (a cpu suite, --hw cpu)? [unknown-suite]",
+			pr + "28:59: error: suite 'unit2' is not in the roster (.miles-ci.yaml); did you mean gpu, the job's own name? [unknown-suite]",
 		}},
 		{"unknown-suite: nothing near, the job's name is a suite", edit("--suite unit", "--suite tests-on-cpu"), []string{
 			pr + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",
