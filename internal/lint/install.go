@@ -229,20 +229,37 @@ func runsMilesCI(words []word) (int, bool) {
 	return i, i < len(words) && words[i].text == "miles-ci"
 }
 
-// firstMilesCI returns, placed in the file, the first word of the script
-// in the scalar node n that calls miles-ci by its bare name.
-func (wf *workflow) firstMilesCI(n *yaml.Node) (*invocation, word, bool) {
+// milesCICall is the first command of a script that calls miles-ci by its
+// bare name, and its miles-ci word placed in the file.
+type milesCICall struct {
+	inv  *invocation
+	word word
+}
+
+// firstMilesCI returns the first command of the script in the scalar node
+// n that calls miles-ci by its bare name, or nil. A script YAML aliases
+// into many jobs is read once.
+func (wf *workflow) firstMilesCI(n *yaml.Node) *milesCICall {
 	if n == nil || n.Kind != yaml.ScalarNode {
-		return nil, word{}, false
+		return nil
 	}
+	if call, ok := wf.milesCICalls[n]; ok {
+		return call
+	}
+	if wf.milesCICalls == nil {
+		wf.milesCICalls = map[*yaml.Node]*milesCICall{}
+	}
+	var call *milesCICall
 	cmds := splitScript(n.Value)
 	for _, words := range cmds {
 		if i, ok := runsMilesCI(words); ok {
 			wf.placeWords(n, cmds)
-			return &invocation{node: n, words: words}, words[i], true
+			call = &milesCICall{inv: &invocation{node: n, words: words}, word: words[i]}
+			break
 		}
 	}
-	return nil, word{}, false
+	wf.milesCICalls[n] = call
+	return call
 }
 
 // checkInstalls checks that every job of the workflows that calls
@@ -284,8 +301,8 @@ func (c *checker) checkJobInstall(j *job) {
 			note = "; " + why
 		}
 		_, run := lookup(st, "run")
-		if inv, w, found := j.wf.firstMilesCI(run); found {
-			c.atWord(j, inv, w, RuleNoInstall, "job %s runs miles-ci with no install step before it, so GitHub fails the step with \"miles-ci: command not found\": %s%s",
+		if call := j.wf.firstMilesCI(run); call != nil {
+			c.atWord(j, call.inv, call.word, RuleNoInstall, "job %s runs miles-ci with no install step before it, so GitHub fails the step with \"miles-ci: command not found\": %s%s",
 				pyfmt.Repr(j.id), installHint, note)
 			return
 		}
@@ -298,8 +315,8 @@ func (c *checker) checkJobInstall(j *job) {
 // step that does. The finding stands at the command, where the call
 // says it runs miles-ci. Another repository's workflow is not seen.
 func (c *checker) checkCalledInstall(j *job, cmd *yaml.Node) {
-	inv, w, found := j.wf.firstMilesCI(cmd)
-	if !found {
+	call := j.wf.firstMilesCI(cmd)
+	if call == nil {
 		return
 	}
 	_, u := j.get("uses")
@@ -314,7 +331,7 @@ func (c *checker) checkCalledInstall(j *job, cmd *yaml.Node) {
 	for _, cj := range called.jobs {
 		line, note, missing := c.executeUninstalled(cj)
 		if missing {
-			c.atWord(j, inv, w, RuleNoInstall, "job %s runs miles-ci in job %s of %s, whose step at line %d runs ${{ inputs.execute_command }} with no install step before it: there, %s%s",
+			c.atWord(j, call.inv, call.word, RuleNoInstall, "job %s runs miles-ci in job %s of %s, whose step at line %d runs ${{ inputs.execute_command }} with no install step before it: there, %s%s",
 				pyfmt.Repr(j.id), pyfmt.Repr(cj.id), called.path, line, installHint, note)
 			return
 		}

@@ -60,7 +60,8 @@ func (c *checker) checkPRStages(src []byte) {
 		switch {
 		case !ok:
 			meant := ""
-			if near := c.suiteMeantAmong(name, []config.Backend{config.CUDA, config.ROCM}, nil); near != "" {
+			// An external suite belongs no more than the name does.
+			if near := c.suiteMeantAmong(name, []config.Backend{config.CUDA, config.ROCM}, nil); near != "" && !c.isExternal(near) {
 				meant = "; did you mean " + near + "?"
 			}
 			add(Error, line, col, "suite %s is in %s but not in the roster (%s), so the Python policy skips a stage no job runs%s",
@@ -82,4 +83,10 @@ func (c *checker) checkPRStages(src []byte) {
 				pyfmt.Repr(name), c.cfg.Origin(), prStagesName)
 		}
 	}
+}
+
+// isExternal reports whether the roster's suite name is external.
+func (c *checker) isExternal(name string) bool {
+	s, ok := c.cfg.Suite(name)
+	return ok && s.External
 }

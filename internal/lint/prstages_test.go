@@ -113,3 +113,14 @@ func TestPRStages_MilesAsPinnedAgrees(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, prStagesFindings(t, config.Default(), string(src)))
 }
+
+// The suite meant for a name in PR_GPU_STAGES is a GPU stage of this
+// repository: never an external suite, however near.
+func TestPRStages_TheSuiteMeantIsNeverExternal(t *testing.T) {
+	cfg := config.Default()
+	base := stageSelectionText(cfg)
+	text := strings.Replace(base, `"stage-c-8-gpu-h200",`, `"stage-c-8-gpu-h200",`+"\n        \"nightly-stage-c-8-gpu-mi35\",", 1)
+	assert.Equal(t, []string{
+		stagePlace(t, text, `"nightly-stage-c-8-gpu-mi35"`) + ": error: suite 'nightly-stage-c-8-gpu-mi35' is in PR_GPU_STAGES but not in the roster " + builtIn + ", so the Python policy skips a stage no job runs",
+	}, prStagesFindings(t, cfg, text))
+}
