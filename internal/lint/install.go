@@ -84,7 +84,7 @@ func readActions(root string, wfs []*workflow) map[string]*localAction {
 		for _, st := range steps.Content {
 			_, u := lookup(deref(st), "uses")
 			uses, _ := scalar(u)
-			dir, ok := actionDir(uses)
+			dir, ok := localActionDir(uses)
 			if !ok || actions[dir] != nil {
 				continue
 			}
@@ -107,9 +107,9 @@ func readActions(root string, wfs []*workflow) map[string]*localAction {
 	return actions
 }
 
-// actionDir is the directory from the root that uses: ./DIR names, or not
+// localActionDir is the directory from the root that uses: ./DIR names, or not
 // ok when it names no action of this repository.
-func actionDir(uses string) (string, bool) {
+func localActionDir(uses string) (string, bool) {
 	if !strings.HasPrefix(uses, "./") {
 		return "", false
 	}
@@ -194,7 +194,7 @@ func (c *checker) actionInstalls(a *localAction, depth int) bool {
 func (c *checker) stepInstalls(st *yaml.Node, depth int) (ok bool, why string) {
 	_, u := lookup(st, "uses")
 	if uses, _ := scalar(u); uses != "" {
-		dir, local := actionDir(uses)
+		dir, local := localActionDir(uses)
 		a := c.actions[dir]
 		if !local || a == nil {
 			return false, ""
