@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,12 +72,11 @@ func rosterAt(t *testing.T, suite string) string {
 
 // The acceptance: the nightly as published runs none of the three
 // external suites, two suites the roster lacks (each offered the
-// external suite meant) and the one the sample's own ROCm workflow runs,
-// through the Python runner the migrated sample no longer has. Seven
-// findings, each where a maintainer edits: the missing suites at their
-// roster entries, naming the job to add them to; the wrong ones at their
-// matrix entries; the runner at the word that calls it.
-func TestExternal_TheNightlyAsPublishedHasSevenFindings(t *testing.T) {
+// external suite meant) and the one the sample's own ROCm workflow runs.
+// Six findings, each where a maintainer edits: the missing suites at
+// their roster entries, naming the job to add them to; the wrong ones at
+// their matrix entries.
+func TestExternal_TheNightlyAsPublishedHasSixFindings(t *testing.T) {
 	text := readText(t, nightlyFile)
 	const name = "nightly-mi350.yml"
 	res := lintExternal(t, sampleRoot, external(t, [2]string{name, text}))
@@ -95,15 +95,13 @@ func TestExternal_TheNightlyAsPublishedHasSevenFindings(t *testing.T) {
 		entry("stage-c-4-gpu-mi350") + ": error: suite stage-c-4-gpu-mi350 is not external in the roster " + builtIn +
 			": job 'stage-c-4-gpu-mi350' of .github/workflows/pr-test-rocm.yml runs it, and another repository's workflow runs only external suites; did you mean nightly-stage-c-4-gpu-mi350? [external-owned]",
 		entry("stage-c-8-gpu-mi350") + ": error: suite 'stage-c-8-gpu-mi350' is not in the roster " + builtIn + "; did you mean nightly-stage-c-8-gpu-mi350? [external-unknown]",
-		name + ":" + anchorPlace(t, text, "python3", "tests/ci/run_suite.py") + ": error: the command runs tests/ci/run_suite.py, which this repository no longer has, so the job fails before it runs a test: " +
-			"keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments [external-entry]",
 	}
 	assert.Equal(t, want, findingLines(res))
-	assert.Equal(t, 7, res.Errors)
+	assert.Equal(t, 6, res.Errors)
 	assert.Equal(t, 0, res.Warnings)
 
 	fixed := lintExternal(t, sampleRoot, external(t, [2]string{name, readText(t, nightlyFixedFile)}))
-	assert.Empty(t, findingLines(fixed), "the roster's names, --hw rocm, miles-ci run")
+	assert.Empty(t, findingLines(fixed), "the roster's names, --hw rocm")
 }
 
 // Each way an external workflow can miss, on the sample with the roster's
@@ -141,9 +139,9 @@ jobs:
 		want       []string
 	}{
 		{"--hw cuda for every suite of the matrix", hwCuda, []string{
-			name + ":" + anchorPlace(t, hwCuda, "miles-ci run", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-2-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
-			name + ":" + anchorPlace(t, hwCuda, "miles-ci run", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
-			name + ":" + anchorPlace(t, hwCuda, "miles-ci run", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-8-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-2-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
+			name + ":" + anchorPlace(t, hwCuda, "run_suite.py", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-8-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
 		}},
 		{"--hw from the matrix, wrong in one entry", hwMatrix, []string{
 			name + ":" + anchorPlace(t, hwMatrix, "hw: cuda", "cuda") + ": error: --hw is 'cuda' but suite nightly-stage-c-4-gpu-mi350 is a rocm suite in the roster " + builtIn + ": write --hw rocm [external-hw]",
@@ -157,8 +155,6 @@ jobs:
 		// the last one mistyped.
 		{"suites given literally", literal, []string{
 			missing2 + "run it in job 'mi350-8gpu' (nightly.yml:3) with --hw rocm --suite nightly-stage-c-2-gpu-mi350, or drop it from the roster [external-missing]",
-			name + ":" + anchorPlace(t, literal, "python3", "tests.ci.run_suite") + ": error: the command runs tests.ci.run_suite (tests/ci/run_suite.py), which this repository no longer has, so the job fails before it runs a test: " +
-				"keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments [external-entry]",
 			name + ":" + anchorPlace(t, literal, "", "nightly-stage-c-2-gpu-mi305") + ": error: suite 'nightly-stage-c-2-gpu-mi305' is not in the roster " + builtIn + "; did you mean nightly-stage-c-2-gpu-mi350? [external-unknown]",
 		}},
 		{"--suite from an input", inputs, []string{
@@ -166,7 +162,7 @@ jobs:
 				strings.Split(anchorPlace(t, inputs, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-8-gpu-mi350, or drop it from the roster [external-missing]",
 			"…",
 			"…",
-			name + ":" + anchorPlace(t, inputs, "miles-ci run", "${{ inputs.suite }}") + ": error: --suite is the expression ${{ inputs.suite }}; lint reads a name written out, or ${{ matrix.KEY }} of the job's matrix [external-unknown]",
+			name + ":" + anchorPlace(t, inputs, "run_suite.py", "${{ inputs.suite }}") + ": error: --suite is the expression ${{ inputs.suite }}; lint reads a name written out, or ${{ matrix.KEY }} of the job's matrix [external-unknown]",
 		}},
 		{"a matrix lint cannot expand", exprMatrix, []string{
 			"…", "…", "…",
@@ -175,19 +171,15 @@ jobs:
 		{"a matrix entry without the suite", noSuite, []string{
 			rosterAt(t, "nightly-stage-c-4-gpu-mi350") + ": error: external suite nightly-stage-c-4-gpu-mi350 is run by no job of nightly.yml: run it in job 'test-miles-mi35x' (nightly.yml:" +
 				strings.Split(anchorPlace(t, noSuite, "", "  test-miles-mi35x:"), ":")[0] + ") with --hw rocm --suite nightly-stage-c-4-gpu-mi350, or drop it from the roster [external-missing]",
-			name + ":" + anchorPlace(t, noSuite, "miles-ci run", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' no suite [external-unknown]",
+			name + ":" + anchorPlace(t, noSuite, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' no suite [external-unknown]",
 		}},
 		{"a matrix value lint cannot read", strings.Replace(fixed, "- suite: nightly-stage-c-4-gpu-mi350", "- suite: ${{ inputs.suite }}", 1), []string{
 			"…",
-			name + ":" + anchorPlace(t, fixed, "miles-ci run", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' suite the scalar '${{ inputs.suite }}' (line " +
+			name + ":" + anchorPlace(t, fixed, "run_suite.py", "${{ matrix.suite }}") + ": error: --suite is ${{ matrix.suite }}, but the matrix gives a job of 'test-miles-mi35x' suite the scalar '${{ inputs.suite }}' (line " +
 				strings.Split(anchorPlace(t, fixed, "", "nightly-stage-c-4-gpu-mi350"), ":")[0] + ") [external-unknown]",
 		}},
-		// The Python form of the command reads the same, and calls a
-		// runner the sample does not have.
-		{"python3 tests/ci/run_suite.py", strings.Replace(fixed, "miles-ci run", "python3 tests/ci/run_suite.py", 1), []string{
-			name + ":" + anchorPlace(t, strings.Replace(fixed, "miles-ci run", "python3 tests/ci/run_suite.py", 1), "python3", "tests/ci/run_suite.py") + ": error: the command runs tests/ci/run_suite.py, which this repository no longer has, so the job fails before it runs a test: " +
-				"keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments [external-entry]",
-		}},
+		// The miles-ci form of the command reads the same.
+		{"miles-ci run", strings.Replace(fixed, "python3 tests/ci/run_suite.py", "miles-ci run", 1), nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,13 +245,13 @@ func TestReadExternal_RefusesWhatIsNotAWorkflow(t *testing.T) {
 	ext, err := ReadExternal("n.yml", []byte(strings.Replace(readText(t, nightlyFixedFile), "on:\n", "triggers:\n", 1)))
 	require.NoError(t, err)
 	got := findingLines(lintExternal(t, sampleRoot, []*External{ext}))
-	assert.Equal(t, []string{"n.yml:5:1: error: the workflow has no on: key, so no event triggers it; GitHub Actions refuses the workflow [yaml]"}, got)
+	assert.Equal(t, []string{"n.yml:3:1: error: the workflow has no on: key, so no event triggers it; GitHub Actions refuses the workflow [yaml]"}, got)
 }
 
 // --external adds findings and changes none of the repository's own: on
 // the trimmed Miles copy, the findings of plain lint are those of lint
 // --external less the external rules' (the nightly's six, and its call of
-// the runner the copy does not hold).
+// the runner the trimmed copy does not hold).
 func TestExternal_TheRepositorysOwnFindingsAreUnchanged(t *testing.T) {
 	plain := findingLines(lintTree(t, milesFixture))
 	with := lintExternal(t, milesFixture, external(t, [2]string{"n.yml", readText(t, nightlyFile)}))
@@ -355,6 +347,8 @@ jobs:
 	const gone = "which this repository no longer has, so the job fails before it runs a test: "
 	const keep = "keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments [external-entry]"
 	root := copyTree(t, sampleRoot)
+	// The sample keeps the runner as its compatibility entry point.
+	require.NoError(t, os.Remove(filepath.Join(root, RunSuitePath)))
 	got := findingLines(lintExternal(t, root, external(t, [2]string{"n.yml", text})))
 	assert.Equal(t, []string{
 		"n.yml:" + anchorPlace(t, text, "amd_ci_exec.sh", "tests/ci/run_suite.py") + ": error: the command runs tests/ci/run_suite.py, " + gone + keep,
