@@ -59,7 +59,6 @@ func installScript(s string) bool {
 
 // localAction is a composite action of this repository that a step uses.
 type localAction struct {
-	uses string // as the step names it: ./.github/actions/setup-miles-ci
 	path string // the file read, from the root: .github/actions/setup-miles-ci/action.yml
 	// problem says why the action installs nothing lint can see: its file
 	// is missing or unreadable, or it is not a composite action; "" when
@@ -88,7 +87,7 @@ func readActions(root string, wfs []*workflow) map[string]*localAction {
 			if !ok || actions[dir] != nil {
 				continue
 			}
-			a := readAction(root, uses, dir)
+			a := readAction(root, dir)
 			actions[dir] = a
 			if a.problem == "" {
 				visit(&yaml.Node{Kind: yaml.SequenceNode, Content: a.steps})
@@ -107,8 +106,8 @@ func readActions(root string, wfs []*workflow) map[string]*localAction {
 	return actions
 }
 
-// localActionDir is the directory from the root that uses: ./DIR names, or not
-// ok when it names no action of this repository.
+// localActionDir is the directory from the root that uses: ./DIR names,
+// or not ok when it names no action of this repository.
 func localActionDir(uses string) (string, bool) {
 	if !strings.HasPrefix(uses, "./") {
 		return "", false
@@ -117,8 +116,8 @@ func localActionDir(uses string) (string, bool) {
 }
 
 // readAction reads the action.yml (or action.yaml) of dir below root.
-func readAction(root, uses, dir string) *localAction {
-	a := &localAction{uses: uses, path: path.Join(dir, "action.yml")}
+func readAction(root, dir string) *localAction {
+	a := &localAction{path: path.Join(dir, "action.yml")}
 	if dir == ".." || strings.HasPrefix(dir, "../") {
 		a.problem = "it names a directory outside the repository"
 		return a
