@@ -412,8 +412,9 @@ func TestLintRulesTopic_NamesEveryRule(t *testing.T) {
 	}
 	rules := []string{lint.RuleMissingJob, lint.RuleDuplicateJob, lint.RuleExternalJob, lint.RuleUnknownSuite,
 		lint.RuleJobName, lint.RuleHW, lint.RuleRunsOn, lint.RuleShards, lint.RuleSkipGuard, lint.RulePolicyInputs,
-		lint.RuleNeeds, lint.RuleWeeklySerial, lint.RuleCron, lint.RuleCISuites, lint.RuleRepeatedFlag, lint.RuleOrphan, lint.RuleEmptySuite, lint.RuleYAML,
+		lint.RuleNeeds, lint.RuleWeeklySerial, lint.RuleCron, lint.RuleCISuites, lint.RuleNoInstall, lint.RuleInstallVersion,
+		lint.RuleRepeatedFlag, lint.RuleOrphan, lint.RuleEmptySuite, lint.RuleYAML,
 		lint.RuleRunners, lint.RuleRunnersOffline, lint.RuleRunnerWaves,
-		lint.RuleExternalMissing, lint.RuleExternalUnknown, lint.RuleExternalOwned, lint.RuleExternalHW, lint.RuleExternalEmpty}
+		lint.RuleExternalMissing, lint.RuleExternalUnknown, lint.RuleExternalOwned, lint.RuleExternalHW, lint.RuleExternalEntry, lint.RuleExternalEmpty}
 	assert.Equal(t, rules, documented)
 }

@@ -36,7 +36,9 @@ job (a job running tests/ci/run_suite.py or miles-ci run) against the
 configuration's roster and the test files' registrations: one job per suite,
 named after it, with the roster's backend, runners, shards, needs, skip guard,
 weekly max-parallel and the policy's cadence and labels; every schedule mapped
-to a cadence; every registration run by a job.
+to a cadence; every registration run by a job; every job that runs miles-ci
+installing it first, and one pinned version (MILES_CI_VERSION) in the
+repository.
 
 With --runners, also check the roster's runs_on, and the labels each stage
 job lands on, against the live fleet: the JSON that
@@ -47,8 +49,9 @@ that run at once, a warning (miles-ci help lint-rules).
 
 With --external, also check another repository's workflow file that runs
 the roster's external suites (repeat the flag for several files, read as
-one): every external suite is run there with its backend's --hw, and no
-suite outside the roster, or of this repository's own, is.
+one): every external suite is run there with its backend's --hw; no suite
+outside the roster, or of this repository's own, is; and no command calls a
+Python entry point (tests/ci/run_suite.py) this repository no longer has.
 
 One line per finding, PATH:LINE:COL: error|warning: MESSAGE [RULE], then a
 summary. Under GitHub Actions (GITHUB_ACTIONS=true) each finding is also an

@@ -37,7 +37,15 @@ const maxRunSuiteSize = MaxWorkflowSize
 // readRunSuite reads the runner below root: its text, nil when there is
 // none (no file and no link), or a finding saying why it cannot be read.
 func readRunSuite(root string) ([]byte, *Finding) {
-	p := filepath.Join(root, filepath.FromSlash(RunSuitePath))
+	return readPython(root, RunSuitePath, "the runner", ciSuitesName)
+}
+
+// readPython reads the Python file rel below root, named what in a
+// finding, whose dict or set name lint compares with the roster: its
+// text, nil when there is none (no file and no link), or a finding saying
+// why it cannot be read.
+func readPython(root, rel, what, name string) ([]byte, *Finding) {
+	p := filepath.Join(root, filepath.FromSlash(rel))
 	src, err := fsutil.ReadRegular(p, maxRunSuiteSize)
 	if err == nil {
 		return src, nil
@@ -45,8 +53,8 @@ func readRunSuite(root string) ([]byte, *Finding) {
 	if _, lerr := os.Lstat(p); errors.Is(err, fs.ErrNotExist) && errors.Is(lerr, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return nil, &Finding{Path: RunSuitePath, Line: 1, Col: 1, Severity: Error, Rule: RuleCISuites,
-		Message: fmt.Sprintf("cannot read the runner, so its %s cannot be compared with the roster: %v", ciSuitesName, fsutil.StripPath(err))}
+	return nil, &Finding{Path: rel, Line: 1, Col: 1, Severity: Error, Rule: RuleCISuites,
+		Message: fmt.Sprintf("cannot read %s, so its %s cannot be compared with the roster: %v", what, name, fsutil.StripPath(err))}
 }
 
 // ciList is one backend's list of CI_SUITES.
@@ -69,26 +77,14 @@ func (c *checker) checkCISuites(src []byte) {
 			Severity: Error, Rule: RuleCISuites, Message: fmt.Sprintf(format, args...)})
 	}
 	d, err := pysrc.ReadDict(src, ciSuitesName)
-	var (
-		de *pysrc.DictError
-		se *pysrc.SyntaxError
-	)
-	switch {
-	case errors.As(err, &de) && de.Line == 0:
-		return
-	case errors.As(err, &de):
-		add(de.Line, firstCol(src, lines, de.Line), "%s cannot be read without running Python (%s), so it cannot be compared with the roster: write it as {%s.CPU: [\"suite\", …], …}",
-			ciSuitesName, de.Msg, ciSuitesEnum)
-		return
-	case errors.As(err, &se):
-		add(se.Line, 1, "Python cannot parse the runner (%s), so its %s cannot be compared with the roster", se.Msg, ciSuitesName)
-		return
-	case err != nil:
-		add(1, 1, "the runner cannot be read: %v", err)
+	if err != nil {
+		if line, col, msg := literalProblem(src, lines, err, "the runner", ciSuitesName, "{"+ciSuitesEnum+".CPU: [\"suite\", …], …}"); msg != "" {
+			add(line, col, "%s", msg)
+		}
 		return
 	}
 	for _, l := range d.Changed {
-		add(l, firstCol(src, lines, l), "%s is changed here after its literal, and lint compares only the literal with the roster: write the suites into the literal", ciSuitesName)
+		add(l, firstCol(src, lines, l), "%s", changedMessage(ciSuitesName))
 	}
 	lists := map[config.Backend]*ciList{}
 	for _, it := range d.Items {
@@ -130,6 +126,33 @@ func (c *checker) checkCISuites(src []byte) {
 				pyfmt.Repr(s.Name), c.cfg.Origin(), l.ref, c.dropHint())
 		}
 	}
+}
+
+// literalProblem is the finding, its line, column and message, on a
+// literal name the Python file what (the runner) holds that lint could
+// not read (shape says how to write it); no message when the file has no
+// such name, and so nothing to compare.
+func literalProblem(src []byte, lines []int, err error, what, name, shape string) (int, int, string) {
+	var (
+		de *pysrc.DictError
+		se *pysrc.SyntaxError
+	)
+	switch {
+	case errors.As(err, &de) && de.Line == 0:
+		return 0, 0, ""
+	case errors.As(err, &de):
+		return de.Line, firstCol(src, lines, de.Line), fmt.Sprintf("%s cannot be read without running Python (%s), so it cannot be compared with the roster: write it as %s",
+			name, de.Msg, shape)
+	case errors.As(err, &se):
+		return se.Line, 1, fmt.Sprintf("Python cannot parse %s (%s), so its %s cannot be compared with the roster", what, se.Msg, name)
+	}
+	return 1, 1, fmt.Sprintf("%s cannot be read: %v", what, err)
+}
+
+// changedMessage is the finding on a statement that changes the literal
+// name after it.
+func changedMessage(name string) string {
+	return name + " is changed here after its literal, and lint compares only the literal with the roster: write the suites into the literal"
 }
 
 // checkCISuite reports a suite of backend b's CI_SUITES list that the

@@ -21,7 +21,21 @@ const (
 	// resolvePolicy resolves the CI policy: `python -m tests.ci.ci_policy`,
 	// `python tests/ci/ci_policy.py` or `miles-ci policy`.
 	resolvePolicy
+	// resolveFileRun resolves a /rerun-test request's job: `python -m
+	// tests.ci.file_run` (`miles-ci file-run` is read by runsMilesCI).
+	resolveFileRun
 )
+
+// pythonEntries are the Python entry points of the repository a workflow
+// calls, by their path from the root: what `-m tests.ci.X` imports too.
+var pythonEntries = []struct {
+	path string
+	kind invocationKind
+}{
+	{"tests/ci/run_suite.py", runSuite},
+	{"tests/ci/ci_policy.py", resolvePolicy},
+	{"tests/ci/file_run.py", resolveFileRun},
+}
 
 // invocation is one command line of a job that calls a miles-ci entry point.
 type invocation struct {
@@ -31,6 +45,15 @@ type invocation struct {
 	node  *yaml.Node
 	words []word // the whole command
 	args  []word // the words after the entry point (its flags)
+	// prog is the index in words of the program that starts the entry
+	// point: python3, or miles-ci as written (a path, or the bare name
+	// that only an install step puts on PATH).
+	prog int
+	// script is, for the Python form, the index in words of the word
+	// naming the script or module, and entry the script's path from the
+	// repository's root (tests/ci/run_suite.py); -1 and "" otherwise.
+	script int
+	entry  string
 }
 
 // first is the command's first word, where problems of the whole command
@@ -179,6 +202,7 @@ func classify(words []word) *invocation {
 	}
 	for k := i; k < len(words); k++ {
 		if inv := classifyAt(words, k); inv != nil {
+			inv.prog = k
 			return inv
 		}
 	}
@@ -201,21 +225,21 @@ func classifyAt(words []word, k int) *invocation {
 		if j >= len(rest) {
 			return nil
 		}
-		target := rest[j].text
+		target, script := rest[j].text, k+1+j
 		args := rest[j+1:]
 		if target == "-m" {
 			if j+1 >= len(rest) {
 				return nil
 			}
 			target = strings.ReplaceAll(rest[j+1].text, ".", "/") + ".py"
+			script++
 			args = rest[j+2:]
 		}
 		target = strings.TrimPrefix(target, "./")
-		switch {
-		case target == "tests/ci/run_suite.py" || strings.HasSuffix(target, "/tests/ci/run_suite.py"):
-			return &invocation{kind: runSuite, words: words, args: args}
-		case target == "tests/ci/ci_policy.py" || strings.HasSuffix(target, "/tests/ci/ci_policy.py"):
-			return &invocation{kind: resolvePolicy, words: words, args: args}
+		for _, e := range pythonEntries {
+			if target == e.path || strings.HasSuffix(target, "/"+e.path) {
+				return &invocation{kind: e.kind, words: words, args: args, script: script, entry: e.path}
+			}
 		}
 	case prog == "miles-ci":
 		// Global flags may come before the command.
@@ -232,13 +256,13 @@ func classifyAt(words []word, k int) *invocation {
 		args := rest[j+1:]
 		switch rest[j].text {
 		case "run":
-			inv := &invocation{kind: runSuite, words: words, args: args}
+			inv := &invocation{kind: runSuite, words: words, args: args, script: -1}
 			if _, _, ok := inv.flag("--file"); ok {
 				inv.kind = runFile
 			}
 			return inv
 		case "policy":
-			return &invocation{kind: resolvePolicy, words: words, args: args}
+			return &invocation{kind: resolvePolicy, words: words, args: args, script: -1}
 		}
 	}
 	return nil

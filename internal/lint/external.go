@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -61,6 +62,7 @@ func (c *checker) checkExternal() {
 		for _, j := range wf.jobs {
 			j.readInvocations()
 			for _, inv := range j.invocations {
+				c.checkExternalEntry(j, inv)
 				if inv.kind != runSuite {
 					continue
 				}
@@ -140,6 +142,41 @@ func (c *checker) checkExternalRun(j *job, inv *invocation) []string {
 		}
 	}
 	return ran
+}
+
+// entryFix is, per Python entry point, what an external workflow that
+// calls it runs instead once the script is gone.
+var entryFix = map[string]string{
+	"tests/ci/run_suite.py": "keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments",
+	"tests/ci/ci_policy.py": "change the external workflow to miles-ci policy",
+	"tests/ci/file_run.py":  "change the external workflow to miles-ci file-run",
+}
+
+// readEntries says which Python entry points the repository below root
+// has (a file, or a link to one).
+func readEntries(root string) map[string]bool {
+	has := map[string]bool{}
+	for _, e := range pythonEntries {
+		st, err := os.Stat(filepath.Join(root, filepath.FromSlash(e.path)))
+		has[e.path] = err == nil && st.Mode().IsRegular()
+	}
+	return has
+}
+
+// checkExternalEntry reports a command of an external job that calls a
+// Python entry point this repository no longer has: the job would stop
+// at once ("can't open file"), whatever suite it names.
+func (c *checker) checkExternalEntry(j *job, inv *invocation) {
+	if inv.entry == "" || c.entries[inv.entry] {
+		return
+	}
+	w := inv.words[inv.script]
+	what := w.text
+	if what != inv.entry && !strings.HasSuffix(what, "/"+inv.entry) {
+		what += " (" + inv.entry + ")"
+	}
+	c.atWord(j, inv, w, RuleExternalEntry, "the command runs %s, which this repository no longer has, so the job fails before it runs a test: %s",
+		what, entryFix[inv.entry])
 }
 
 // placedValue is a value a command's flag takes and where it is written:

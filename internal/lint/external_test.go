@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -249,7 +250,8 @@ func TestReadExternal_RefusesWhatIsNotAWorkflow(t *testing.T) {
 
 // --external adds findings and changes none of the repository's own: on
 // the trimmed Miles copy, the findings of plain lint are those of lint
-// --external less the external rules'.
+// --external less the external rules' (the nightly's six, and its call of
+// the runner the trimmed copy does not hold).
 func TestExternal_TheRepositorysOwnFindingsAreUnchanged(t *testing.T) {
 	plain := findingLines(lintTree(t, milesFixture))
 	with := lintExternal(t, milesFixture, external(t, [2]string{"n.yml", readText(t, nightlyFile)}))
@@ -263,7 +265,7 @@ func TestExternal_TheRepositorysOwnFindingsAreUnchanged(t *testing.T) {
 		}
 	}
 	assert.Equal(t, plain, own)
-	assert.Equal(t, 6, ext)
+	assert.Equal(t, 7, ext)
 }
 
 // On a Miles checkout: plain lint finds no error, --external with the
@@ -324,4 +326,43 @@ func FuzzLintExternal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A command of an external job that calls one of this repository's Python
+// entry points, in any form and through any wrapper, is an error at the
+// word naming it once the repository no longer has the script; while it
+// has it (the compatibility entry point), nothing changes.
+func TestExternal_EntryPointsTheRepositoryNoLongerHas(t *testing.T) {
+	const text = `on: workflow_dispatch
+jobs:
+  nightly:
+    runs-on: linux-mi35x-gpu-8
+    steps:
+      - run: bash scripts/ci/amd/amd_ci_exec.sh -w /root/miles python3 tests/ci/run_suite.py --hw rocm --suite nightly-stage-c-8-gpu-mi350
+      - run: cd /root/miles && python3 /root/miles/tests/ci/run_suite.py --hw rocm --suite nightly-stage-c-4-gpu-mi350
+      - run: docker exec ci python3 -u -m tests.ci.run_suite --hw rocm --suite nightly-stage-c-2-gpu-mi350
+      - run: python -m tests.ci.ci_policy
+      - run: python3 -S -m tests.ci.file_run
+`
+	const gone = "which this repository no longer has, so the job fails before it runs a test: "
+	const keep = "keep tests/ci/run_suite.py as the compatibility entry point (miles-ci help migrate), or change the external workflow to miles-ci run with the same arguments [external-entry]"
+	root := copyTree(t, sampleRoot)
+	// The sample keeps the runner as its compatibility entry point.
+	require.NoError(t, os.Remove(filepath.Join(root, RunSuitePath)))
+	got := findingLines(lintExternal(t, root, external(t, [2]string{"n.yml", text})))
+	assert.Equal(t, []string{
+		"n.yml:" + anchorPlace(t, text, "amd_ci_exec.sh", "tests/ci/run_suite.py") + ": error: the command runs tests/ci/run_suite.py, " + gone + keep,
+		"n.yml:" + anchorPlace(t, text, "cd /root/miles", "/root/miles/tests") + ": error: the command runs /root/miles/tests/ci/run_suite.py, " + gone + keep,
+		"n.yml:" + anchorPlace(t, text, "docker exec", "tests.ci.run_suite") + ": error: the command runs tests.ci.run_suite (tests/ci/run_suite.py), " + gone + keep,
+		"n.yml:" + anchorPlace(t, text, "", "tests.ci.ci_policy") + ": error: the command runs tests.ci.ci_policy (tests/ci/ci_policy.py), " + gone +
+			"change the external workflow to miles-ci policy [external-entry]",
+		"n.yml:" + anchorPlace(t, text, "", "tests.ci.file_run") + ": error: the command runs tests.ci.file_run (tests/ci/file_run.py), " + gone +
+			"change the external workflow to miles-ci file-run [external-entry]",
+	}, got)
+
+	// The compatibility entry point and the other two scripts still there.
+	for _, p := range []string{"tests/ci/run_suite.py", "tests/ci/ci_policy.py", "tests/ci/file_run.py"} {
+		testutil.WriteFile(t, root, p, "import os, sys\nos.execvp(\"miles-ci\", [\"miles-ci\", \"run\", *sys.argv[1:]])\n")
+	}
+	assert.Empty(t, findingLines(lintExternal(t, root, external(t, [2]string{"n.yml", text}))))
 }

@@ -43,6 +43,9 @@ const (
 	RuleEmptySuite   = "empty-suite"
 	RuleRepeatedFlag = "repeated-flag"
 	RuleCISuites     = "ci-suites"
+	// The rules on installing miles-ci (install.go).
+	RuleNoInstall      = "no-install"
+	RuleInstallVersion = "install-version"
 	// The rules of lint --runners, on the live fleet.
 	RuleRunners        = "runners"
 	RuleRunnersOffline = "runners-offline"
@@ -54,6 +57,7 @@ const (
 	RuleExternalOwned   = "external-owned"
 	RuleExternalHW      = "external-hw"
 	RuleExternalEmpty   = "external-empty"
+	RuleExternalEntry   = "external-entry"
 )
 
 // Finding is one problem at a place in a file.
@@ -109,7 +113,8 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External}
+	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
+		actions: readActions(root, wfs), entries: readEntries(root)}
 	// A node that YAML aliases into two jobs is checked once per job; the
 	// same finding at the same place is reported once (see findingSet).
 	for _, f := range findings {
@@ -126,6 +131,12 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 		c.found.add(*problem)
 	case src != nil:
 		c.checkCISuites(src)
+	}
+	switch src, problem := readPython(root, StageSelectionPath, "the stage selection", prStagesName); {
+	case problem != nil:
+		c.found.add(*problem)
+	case src != nil:
+		c.checkPRStages(src)
 	}
 	return c.found.result(), nil
 }

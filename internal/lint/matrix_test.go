@@ -18,13 +18,15 @@ var (
 )
 
 // migrateToDynamic moves every sharded stage job of a Miles pr-test.yml to
-// the dynamic matrix, and its policy job to miles-ci policy --shard-matrix,
-// as `miles-ci help migrate` shows.
+// the dynamic matrix, and its policy job to miles-ci policy --shard-matrix
+// after the install step, as `miles-ci help migrate` shows.
 func migrateToDynamic(t *testing.T, text string) string {
 	t.Helper()
 	text = strings.Replace(text, "      skipped_stages: ${{ steps.resolve.outputs.skipped_stages }}\n",
 		"      skipped_stages: ${{ steps.resolve.outputs.skipped_stages }}\n      shard_matrix: ${{ steps.resolve.outputs.shard_matrix }}\n", 1)
 	text = strings.Replace(text, "        run: python -m tests.ci.ci_policy\n", "        run: miles-ci policy --shard-matrix\n", 1)
+	text = strings.Replace(text, "      - name: Resolve CI policy inputs\n",
+		"      - name: Install miles-ci\n        uses: ./.github/actions/setup-miles-ci\n      - name: Resolve CI policy inputs\n", 1)
 	jobs := regexp.MustCompile(`(?m)^  (stage-[a-z0-9-]+):\n`).FindAllStringSubmatchIndex(text, -1)
 	var b strings.Builder
 	last := 0

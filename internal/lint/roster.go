@@ -7,6 +7,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/registry"
 )
 
 // The rules across workflows: one job per roster suite, and a job for
@@ -109,6 +110,7 @@ func (c *checker) checkRegistrations() {
 			continue
 		}
 		var msg string
+		sev := Warning
 		s, inRoster := c.cfg.Suite(r.Suite)
 		switch {
 		case inRoster && s.External:
@@ -137,11 +139,31 @@ func (c *checker) checkRegistrations() {
 			case other != nil:
 				msg = fmt.Sprintf("suite %s is run by job %s with --hw %s, so this %s registration never runs",
 					pyfmt.Repr(r.Suite), pyfmt.Repr(other.job.id), other.hw, r.Backend)
+			case c.registrationMeant(r) != "":
+				// A suite of the roster on the same hardware is near: a
+				// typo, or a name a rename left behind, and the test
+				// never runs until it is fixed.
+				sev = Error
+				msg = fmt.Sprintf("suite %s is not in the roster (%s) and no job runs it, so this registration never runs: did you mean %s?",
+					pyfmt.Repr(r.Suite), c.cfg.Origin(), c.registrationMeant(r))
 			default:
 				msg = fmt.Sprintf("suite %s is not in the roster and no job runs it, so this registration never runs: use a suite of the roster, or add this one, with its job, to the roster (%s)",
 					pyfmt.Repr(r.Suite), c.cfg.Origin())
 			}
 		}
-		c.found.add(Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: Warning, Rule: RuleOrphan, Message: msg})
+		c.found.add(Finding{Path: r.File, Line: max(r.Line, 1), Col: 1, Severity: sev, Rule: RuleOrphan, Message: msg})
 	}
+}
+
+// registrationMeant is the roster suite a registration of a suite the
+// roster lacks most likely meant: of its backend, on the hardware its
+// suite's name says, the suites of the file's other registrations first.
+func (c *checker) registrationMeant(r registry.Registration) string {
+	var siblings []string
+	for _, o := range c.regs {
+		if o.File == r.File && o.Suite != r.Suite {
+			siblings = append(siblings, o.Suite)
+		}
+	}
+	return c.suiteMeantAmong(r.Suite, []config.Backend{r.Backend}, siblings)
 }

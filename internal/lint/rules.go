@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -29,6 +28,10 @@ type checker struct {
 	// external are the other repositories' workflows that run the
 	// roster's external suites (lint --external).
 	external []*External
+	// actions are the local actions the workflows use, by directory.
+	actions map[string]*localAction
+	// entries says which of the Python entry points the repository has.
+	entries map[string]bool
 
 	// isPolicy and jobByID are the workflow being checked's policy jobs
 	// and its jobs by id (the last of an id, as YAML keeps it).
@@ -136,6 +139,7 @@ func (c *checker) check() {
 	c.checkFleet()
 	c.checkRegistrations()
 	c.checkExternal()
+	c.checkInstalls()
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the
@@ -220,14 +224,16 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 }
 
 // suiteMeant is "did you mean X?" for a suite name the roster lacks: the
-// closest suite of the command's --hw (of another backend, said so), else
-// the job's own id when it names a roster suite, else "".
+// suite of the command's --hw (of any backend without one) it most likely
+// meant (suiteMeantAmong: never one on other hardware), else the job's
+// own id when it names a roster suite, else "".
 func (c *checker) suiteMeant(name, jobID, hw string) string {
-	b, _ := config.ParseBackend(hw)
-	_, err := c.cfg.FindSuite(name, b)
-	var unknown *config.UnknownSuiteError
-	if errors.As(err, &unknown) && strings.HasPrefix(unknown.Hint, "did you mean ") {
-		return unknown.Hint
+	var backends []config.Backend
+	if b, ok := config.ParseBackend(hw); ok {
+		backends = []config.Backend{b}
+	}
+	if near := c.suiteMeantAmong(name, backends, nil); near != "" {
+		return "did you mean " + near + "?"
 	}
 	if s, ok := c.cfg.Suite(jobID); ok && !s.External {
 		return fmt.Sprintf("did you mean %s, the job's own name?", jobID)

@@ -39,6 +39,9 @@ type workflow struct {
 	// invocations are the commands read from each scalar node holding a
 	// script (see findInvocations).
 	invocations map[*yaml.Node][]*invocation
+	// milesCICalls are the first command of each such script that calls
+	// miles-ci by its bare name, nil for none (see firstMilesCI).
+	milesCICalls map[*yaml.Node]*milesCICall
 }
 
 // job is one entry of a workflow's jobs: mapping.

@@ -53,16 +53,44 @@ type DictItem struct {
 // `**` unpacking, is a *DictError at its line, and so is a missing one (at
 // line 0).
 func ReadDict(src []byte, name string) (*Dict, error) {
+	var (
+		found    *Dict
+		foundErr error
+	)
+	changed, err := readLastAssignment(src, name, func(toks []token) bool {
+		d, ok, err := readDictAssignment(src, toks, name)
+		if ok {
+			found, foundErr = d, err
+		}
+		return ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found == nil && foundErr == nil {
+		return nil, &DictError{Name: name, Msg: fmt.Sprintf("no module-level assignment %s = {...} found", name)}
+	}
+	if foundErr != nil {
+		return nil, foundErr
+	}
+	found.Changed = changed
+	return found, nil
+}
+
+// readLastAssignment hands the tokens of each module-level statement that
+// begins with name to read, which says whether the statement assigns it
+// (and keeps what it read: the last one read wins, as when Python runs
+// the module). It returns the lines of the statements after the last
+// assignment that begin with name without assigning it anew. The file
+// must tokenize (else a *SyntaxError).
+func readLastAssignment(src []byte, name string, read func(toks []token) bool) (changed []int, err error) {
 	if err := checkText(src); err != nil {
 		return nil, err
 	}
 	s := newScanner(src)
 	var (
-		found    *Dict
-		foundErr error
-		seen     bool
-		changed  []int
-		buf      []token
+		seen bool
+		buf  []token
 	)
 	for {
 		t := s.next()
@@ -89,22 +117,14 @@ func ReadDict(src []byte, name string) (*Dict, error) {
 		if !candidate {
 			continue
 		}
-		d, ok, err := readDictAssignment(src, buf, name)
 		switch {
-		case ok:
-			seen, found, foundErr, changed = true, d, err, nil
+		case read(buf):
+			seen, changed = true, nil
 		case seen:
 			changed = append(changed, int(buf[0].line))
 		}
 	}
-	if !seen {
-		return nil, &DictError{Name: name, Msg: fmt.Sprintf("no module-level assignment %s = {...} found", name)}
-	}
-	if foundErr != nil {
-		return nil, foundErr
-	}
-	found.Changed = changed
-	return found, nil
+	return changed, nil
 }
 
 // readDictAssignment reads `name [: T] = {...}`; ok is false when the
@@ -116,15 +136,9 @@ func readDictAssignment(src []byte, toks []token, name string) (d *Dict, ok bool
 		derr = &DictError{Name: name, Line: int(line), Msg: fmt.Sprintf("%s must be a dict literal", name)}
 	}
 	serr := p.run(func() {
-		if p.isOp(":") {
-			p.i++
-			p.expression()
-		}
-		if !p.isOp("=") {
+		if ok = p.assignment(); !ok {
 			return
 		}
-		p.i++
-		ok = true
 		line := p.cur().line
 		d = &Dict{Line: int(line)}
 		if !p.isOp("{") {
@@ -176,6 +190,20 @@ func readDictAssignment(src []byte, toks []token, name string) (d *Dict, ok bool
 		return nil, ok, derr
 	}
 	return d, ok, nil
+}
+
+// assignment reads, after the name, the `[: T] =` of an assignment to
+// it, and says whether the statement is one.
+func (p *parser) assignment() bool {
+	if p.isOp(":") {
+		p.i++
+		p.expression()
+	}
+	if !p.isOp("=") {
+		return false
+	}
+	p.i++
+	return true
 }
 
 // joined is the text of the tokens [lo, hi) without what stands between

@@ -1,0 +1,3 @@
+from tests.ci.ci_register import register_cuda_ci
+
+register_cuda_ci(est_time=600, suite="stage-c-8-gpu-h100x", labels=["core"])
