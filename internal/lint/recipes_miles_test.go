@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -83,13 +84,9 @@ const pytestTimeout = 4 * time.Minute
 
 var pytestSummary = regexp.MustCompile(`(?m)^(?:=+ )?(.*\b(\d+) passed.*?)(?: in [0-9.]+s)?(?: =+)?$`)
 
-// pytestMiles runs Miles' tests/ci/test in root as the CPU stage would,
-// leaving out notHere, and returns pytest's summary line and what is wrong
-// ("" when every test it ran passed).
-func pytestMiles(ctx context.Context, python, root string) (summary, problem string) {
-	ctx, cancel := context.WithTimeout(ctx, pytestTimeout)
-	defer cancel()
-	args := []string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/ci/test"}
+// pytestArgs are the arguments of python for a run of Miles' tests.
+func pytestArgs(extra ...string) []string {
+	args := append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/ci/test"}, extra...)
 	for _, n := range notHere {
 		if strings.Contains(n.id, "::") {
 			args = append(args, "--deselect", n.id)
@@ -97,7 +94,16 @@ func pytestMiles(ctx context.Context, python, root string) (summary, problem str
 			args = append(args, "--ignore", n.id)
 		}
 	}
-	cmd := exec.CommandContext(ctx, python, args...)
+	return args
+}
+
+// pytestMiles runs Miles' tests/ci/test in root as the CPU stage would,
+// leaving out notHere, and returns pytest's summary line and what is wrong
+// ("" when every test it ran passed).
+func pytestMiles(ctx context.Context, python, root string) (summary, problem string) {
+	ctx, cancel := context.WithTimeout(ctx, pytestTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, pytestArgs()...)
 	cmd.Dir = root
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -441,6 +447,65 @@ func uploadNames(j *job, byName map[string]*workflow) []string {
 	return out
 }
 
+// namesAScript matches a line of Miles' docs that names the Python the
+// migration retires.
+var namesAScript = regexp.MustCompile(`run_suite|ci_policy|stage_selection|file_run\.py|tests\.ci\.file_run|CI_SUITES|PR_GPU_STAGES`)
+
+// docsTableProblems checks the topic's docs table against the pinned docs
+// (docs/**/*.md and tests/ci/README.md): each line that names a retired
+// script has its row, and each row's words are on one such line of its
+// file, which names what the row says.
+func docsTableProblems(t *testing.T, ref string, rows []docsRow) []string {
+	t.Helper()
+	files := []string{"tests/ci/README.md"}
+	require.NoError(t, filepath.WalkDir(filepath.Join(ref, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, _ := filepath.Rel(ref, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	}))
+	var problems []string
+	covered := map[string]bool{} // by the row's place in the topic
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(ref, filepath.FromSlash(f)))
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			var mine []docsRow
+			for _, r := range rows {
+				if r.file == f && strings.Contains(line, r.anchor) {
+					mine = append(mine, r)
+				}
+			}
+			for _, r := range mine {
+				if covered[r.at] {
+					problems = append(problems, fmt.Sprintf("%s: the words %q are on more than one line of %s", r.at, r.anchor, f))
+				}
+				covered[r.at] = true
+				for _, n := range r.names {
+					if !strings.Contains(line, n) {
+						problems = append(problems, fmt.Sprintf("%s: %s:%d does not name %s", r.at, f, i+1, n))
+					}
+				}
+			}
+			switch {
+			case namesAScript.MatchString(line) && len(mine) == 0:
+				problems = append(problems, fmt.Sprintf("%s:%d names a script Step 6 retires, and no row of the docs table says what to write instead: %q", f, i+1, line))
+			case len(mine) > 1:
+				problems = append(problems, fmt.Sprintf("%s:%d has %d rows of the docs table", f, i+1, len(mine)))
+			case len(mine) == 1 && !namesAScript.MatchString(line):
+				problems = append(problems, fmt.Sprintf("%s: %s:%d names no script", mine[0].at, f, i+1))
+			}
+		}
+	}
+	for _, r := range rows {
+		if !covered[r.at] {
+			problems = append(problems, fmt.Sprintf("%s: no line of %s has the words %q", r.at, r.file, r.anchor))
+		}
+	}
+	return problems
+}
+
 // recipeRun is what one check of the topic needs.
 type recipeRun struct {
 	ref, actionlint string
@@ -449,6 +514,10 @@ type recipeRun struct {
 	python string
 	// out receives the migrated tree (the other way's in out/or); "" none.
 	out string
+	// pool runs python's tests; nil makes one.
+	pool *pytestPool
+	// onlyAfter, when set, runs python's tests after that step alone.
+	onlyAfter string
 }
 
 // retired is what the last step takes away: the Python the miles-ci
@@ -467,37 +536,13 @@ func recipeProblems(t *testing.T, run recipeRun, topic string) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
-	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		problems []string
-		// Two cores run the tests in CI: a few runs at a time, since
-		// most of a run is its tests' sleeps.
-		slots = make(chan struct{}, 4)
-		alone sync.Mutex
-	)
-	pytest := func(label, tree string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			_, p := pytestMiles(t.Context(), run.python, tree)
-			if p != "" && onlyTimingTests(p) {
-				// Run it again alone: it is the 2 s a loaded machine
-				// did not give, not the step.
-				alone.Lock()
-				_, p = pytestMiles(t.Context(), run.python, tree)
-				alone.Unlock()
-			}
-			if p != "" {
-				mu.Lock()
-				problems = append(problems, label+": "+p)
-				mu.Unlock()
-			}
-		}()
+	pool := run.pool
+	if pool == nil {
+		pool = newPytestPool(t, run.python)
 	}
-	found := bookProblems(t, run, book, run.out, true, pytest)
+	pytest := pool.run
+	found := docsTableProblems(t, run.ref, book.docs)
+	found = append(found, bookProblems(t, run, book, run.out, true, pytest)...)
 	if other := book.otherWay(); other != nil {
 		out := run.out
 		if out != "" {
@@ -507,8 +552,58 @@ func recipeProblems(t *testing.T, run recipeRun, topic string) []string {
 			found = append(found, "the other way (Or, in …): "+p)
 		}
 	}
-	wg.Wait()
-	return append(found, problems...)
+	return append(found, pool.wait()...)
+}
+
+// pytestPool runs Miles' tests on several trees at once and collects what
+// is wrong.
+type pytestPool struct {
+	t        *testing.T
+	python   string
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	problems []string
+	// slots bounds the runs at a time: CI has two cores, and most of a
+	// run is its tests' sleeps.
+	slots chan struct{}
+	// alone is read-held by every run and write-held by a run again of
+	// the timing tests, which then has the machine to itself.
+	alone sync.RWMutex
+}
+
+func newPytestPool(t *testing.T, python string) *pytestPool {
+	return &pytestPool{t: t, python: python, slots: make(chan struct{}, 4)}
+}
+
+// run starts a run of Miles' tests on tree; label says which, in a
+// problem. A run whose only failures are timingTests is run again alone:
+// what failed is then the 2 s a loaded machine did not give, not the tree.
+func (p *pytestPool) run(label, tree string) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.slots <- struct{}{}
+		p.alone.RLock()
+		_, problem := pytestMiles(p.t.Context(), p.python, tree)
+		p.alone.RUnlock()
+		<-p.slots
+		if problem != "" && onlyTimingTests(problem) {
+			p.alone.Lock()
+			_, problem = pytestMiles(p.t.Context(), p.python, tree)
+			p.alone.Unlock()
+		}
+		if problem != "" {
+			p.mu.Lock()
+			p.problems = append(p.problems, label+": "+problem)
+			p.mu.Unlock()
+		}
+	}()
+}
+
+// wait waits for every run and returns what they found wrong.
+func (p *pytestPool) wait() []string {
+	p.wg.Wait()
+	return p.problems
 }
 
 // bookProblems applies one way of the topic, step by step, to a copy of
@@ -526,7 +621,7 @@ func bookProblems(t *testing.T, run recipeRun, book *recipeBook, out string, eac
 	var done func(int, *step) error
 	if eachStep {
 		done = func(_ int, st *step) error {
-			if len(st.rewrites)+len(st.recipes)+len(st.py) > 0 {
+			if len(st.rewrites)+len(st.recipes)+len(st.py) > 0 && (run.onlyAfter == "" || run.onlyAfter == st.title) {
 				snapshot("after " + st.title)
 			}
 			return nil
@@ -535,7 +630,7 @@ func bookProblems(t *testing.T, run recipeRun, book *recipeBook, out string, eac
 	if err := applySteps(book, root, done); err != nil {
 		return []string{err.Error()}
 	}
-	if !eachStep {
+	if !eachStep && run.onlyAfter == "" {
 		snapshot("at the end")
 	}
 	if out != "" {
@@ -584,29 +679,44 @@ func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
 	python := testutil.Pytest(t)
 	// Miles' tests pass on the tree as it is, but for those that cannot
 	// here, and those are exactly the ones left out.
-	baseline := make(chan [2]string, 1)
-	go func() {
-		summary, problem := pytestMiles(t.Context(), python, pytestTree(t, milesRecipeTree(t, ref)))
-		baseline <- [2]string{summary, problem}
-	}()
+	pool := newPytestPool(t, python)
+	pool.run("on the tree as it is", pytestTree(t, milesRecipeTree(t, ref)))
 	base := milesBaseline(t, ref, actionlint)
 	// The baseline is Miles as it is: lint's one orphan warning and
 	// actionlint's own findings (the concurrency queue key, a custom
 	// runner label) are there before and after.
 	require.NotEmpty(t, base.lint)
 	require.NotEmpty(t, base.actionlint)
-	problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base, python: python, out: os.Getenv(migratedOutEnv)}, migrateTopic(t))
-	b := <-baseline
-	assert.Empty(t, b[1], "Miles' tests on the tree as it is")
+	problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base, python: python, out: os.Getenv(migratedOutEnv), pool: pool}, migrateTopic(t))
 	deselected := 0
 	for _, n := range notHere {
 		if strings.Contains(n.id, "::") {
 			deselected++
 		}
 	}
-	assert.Contains(t, b[0], fmt.Sprintf("%d deselected", deselected), "every test of notHere is one Miles has")
+	collect := exec.CommandContext(t.Context(), python, pytestArgs("--collect-only")...)
+	collect.Dir = pytestTree(t, milesRecipeTree(t, ref))
+	out, err := collect.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), fmt.Sprintf("(%d deselected)", deselected), "every test of notHere is one of Miles' tests/ci/test")
 	assert.Empty(t, problems, "the recipes of `miles-ci help migrate` on Miles (lines are the migrated tree's; %s=DIR keeps it):\n%s",
 		migratedOutEnv, strings.Join(problems, "\n"))
+}
+
+// A step that swaps the entry points without the edits of Miles' tests
+// turns Miles' CPU stage red, and the harness names the test.
+func TestMigrateTopic_AStepWithoutItsTestEditsTurnsMilesTestsRed(t *testing.T) {
+	ref := testutil.MilesRef(t)
+	actionlint := testutil.Actionlint(t)
+	python := testutil.Pytest(t)
+	base := milesBaseline(t, ref, actionlint)
+	mutated := replaceAfter("## Step 2", "- `TestWorkflowScopeSeam`\n", "")(t, migrateTopic(t))
+	problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base, python: python, onlyAfter: "Step 2: the entry points"}, mutated)
+	found := slices.ContainsFunc(problems, func(p string) bool {
+		return strings.HasPrefix(p, "after Step 2: the entry points: pytest") &&
+			strings.Contains(p, "FAILED tests/ci/test/test_run_suite.py::TestWorkflowScopeSeam::test_policy_job_is_a_thin_python_adapter")
+	})
+	assert.True(t, found, "no problem names the test the entry points break:\n%s", strings.Join(problems, "\n"))
 }
 
 // Each mistake the topic once made, put back, is caught.
@@ -621,7 +731,7 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 		want string
 	}{
 		{"timeout-minutes on the job that calls _run-ci.yml",
-			replaceAfter("## /rerun-test", "  run-cuda-file:\n    with:\n", "  run-cuda-file:\n    timeout-minutes: 60\n    with:\n"),
+			replaceAfter("## Step 4: /rerun-test", "  run-cuda-file:\n    with:\n", "  run-cuda-file:\n    timeout-minutes: 60\n    with:\n"),
 			`"timeout-minutes" is not available`},
 		{"the suite and the shard count through shell variables in _run-ci.yml",
 			replaceAfter("## Optional: measured timings", "          ${{ inputs.execute_command }}\n",
@@ -640,13 +750,19 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 			replaceAfter("## Optional: a report per shard", "shard_name: stage-c-8-gpu-h100-${{ matrix.partition_id }}", "shard_name: stage-c-8-gpu-h100"),
 			"both upload the artifact"},
 		{"go install with a placeholder version",
-			replaceAfter("## Lint in a pull request check", "      "+installComment+"\n", "      - name: Install miles-ci\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@<version>\n"),
+			replaceAfter("## Step 5: lint in a pull request check", "      "+installComment+"\n", "      - name: Install miles-ci\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@<version>\n"),
 			"bash -n: pre-commit.yml job miles-ci-lint"},
 		{"one artifact name for every build job of the route without a release",
 			replaceAfter("### Without a release", "name: miles-ci-${{ job.check_run_id }}", "name: miles-ci"),
 			`the other way (Or, in …): release-branch-cut.yml: job run-tests-cuda and job run-tests-rocm both upload the artifact "miles-ci"`},
+		{"a docs line missing from the docs table",
+			replaceAfter("## Step 6", "| `docs/ci/01-label.md`: \"derives continue-on-error\" | `run_suite.py` | `miles-ci run` derives it |\n", ""),
+			"docs/ci/01-label.md:161 names a script Step 6 retires"},
+		{"a deletion of a test that is not there",
+			replaceAfter("## Step 2", "- `TestRocmWorkflowScopeSeam`", "- `TestRocmWorkflowScopeSeam.test_gone`"),
+			"class TestRocmWorkflowScopeSeam has no test_gone to delete"},
 		{"a recipe without its marker",
-			replaceAfter("## Lint in a pull request check", "In `pre-commit.yml`:\n", ""),
+			replaceAfter("## Step 5: lint in a pull request check", "In `pre-commit.yml`:\n", ""),
 			"a yaml block without a marker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -658,4 +774,95 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 			assert.True(t, found, "no problem says %q:\n%s", tc.want, strings.Join(problems, "\n"))
 		})
 	}
+}
+
+// The MI350 nightly's own command line (the external fixture's step, its
+// container wrapper standing in with a script that runs the rest in the
+// migrated copy), through the compatibility entry point that Step 6
+// leaves, prints what `miles-ci run` prints on the same tree, with the
+// same exit status: for an external suite, and for a suite the roster does
+// not have. Without miles-ci on the PATH the entry point says so in one
+// line and exits 127.
+func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t *testing.T) {
+	ref := testutil.MilesRef(t)
+	python := testutil.NeedPython(t)
+	bash := testutil.NeedCommand(t, "bash")
+	gobin := testutil.NeedCommand(t, "go")
+	bin := filepath.Join(t.TempDir(), "miles-ci")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
+	build.Dir = testutil.ModuleRoot(t)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	book, err := readRecipeBook("migrate.md", migrateTopic(t))
+	require.NoError(t, err)
+	root := milesRecipeTree(t, ref)
+	require.NoError(t, applyRecipeBook(book, root))
+
+	var nightly struct {
+		Jobs map[string]struct {
+			Steps []struct{ Run string }
+		}
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(readText(t, nightlyFixedFile)), &nightly))
+	var line string
+	for _, j := range nightly.Jobs {
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, "tests/ci/run_suite.py") {
+				line = st.Run
+			}
+		}
+	}
+	require.NotEmpty(t, line, "the nightly fixture calls tests/ci/run_suite.py")
+	// The wrapper runs its command in the container's checkout, -w DIR:
+	// here the migrated copy.
+	work := t.TempDir()
+	wrapper := filepath.Join(work, "ci", "amd", "exec_in_container.sh")
+	require.NoError(t, os.MkdirAll(filepath.Dir(wrapper), 0o755))
+	require.NoError(t, os.WriteFile(wrapper, []byte("[ \"$1\" = -w ] || exit 2\nshift 2\ncd \"$MIGRATED\" && exec \"$@\"\n"), 0o755))
+	path := func(dirs ...string) string {
+		return "PATH=" + strings.Join(append(dirs, filepath.Dir(python), "/usr/bin", "/bin"), string(os.PathListSeparator))
+	}
+	type result struct {
+		stdout, stderr string
+		status         int
+	}
+	runIn := func(dir string, env []string, name string, args ...string) result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return result{o.String(), e.String(), cmd.ProcessState.ExitCode()}
+	}
+	nightlyRun := func(suite string, env []string) result {
+		t.Helper()
+		script := expression.ReplaceAllStringFunc(strings.TrimRight(line, "\n"), func(e string) string {
+			if strings.Contains(e, "matrix.suite") {
+				return suite
+			}
+			return ""
+		})
+		return runIn(work, append(env, "MIGRATED="+root), bash, "-c", script+" --list-only")
+	}
+	binDir := filepath.Dir(bin)
+	for _, suite := range []string{"nightly-stage-c-8-gpu-mi350", "nightly-stage-c-1-gpu-mi350"} {
+		got := nightlyRun(suite, []string{path(binDir)})
+		want := runIn(root, []string{path(binDir)}, bin, "run", "--hw", "rocm", "--suite", suite, "--match-all-labels", "--list-only")
+		assert.Equal(t, want, got, "the nightly's line for %s through tests/ci/run_suite.py", suite)
+	}
+	assert.Contains(t, nightlyRun("nightly-stage-c-8-gpu-mi350", []string{path(binDir)}).stdout, "tests/e2e/amd/test_amd_nightly.py", "the suite lists its test")
+
+	// Without miles-ci on the PATH: one line that names the install, 127.
+	got := nightlyRun("nightly-stage-c-8-gpu-mi350", []string{path()})
+	assert.Equal(t, 127, got.status)
+	assert.Empty(t, got.stdout)
+	assert.Equal(t, "tests/ci/run_suite.py: miles-ci is not on the PATH; install it (miles-ci help migrate, ## Install)\n", got.stderr)
 }
