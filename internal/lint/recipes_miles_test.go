@@ -727,6 +727,7 @@ func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
 // A step that swaps the entry points without the edits of Miles' tests
 // turns Miles' CPU stage red, and the harness names the test.
 func TestMigrateTopic_AStepWithoutItsTestEditsTurnsMilesTestsRed(t *testing.T) {
+	t.Parallel()
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
 	python := testutil.Pytest(t)
@@ -805,6 +806,7 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 // not have. Without miles-ci on the PATH the entry point says so in one
 // line and exits 127.
 func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t *testing.T) {
+	t.Parallel()
 	ref := testutil.MilesRef(t)
 	python := testutil.NeedPython(t)
 	bash := testutil.NeedCommand(t, "bash")

@@ -191,6 +191,11 @@ func deletePyDef(text, name string) (string, error) {
 	// definition stays as far apart as it was from it.
 	drop := min(before, after)
 	out := append(lines[:start:start], lines[end+drop:]...)
+	if end+after == len(lines) {
+		// The last definition of the file: the file ends where what was
+		// before it ends.
+		out = append(lines[:start-before:start-before], "")
+	}
 	return strings.Join(out, "\n"), nil
 }
 
@@ -247,4 +252,49 @@ class TestB:
 	assert.ErrorContains(t, err, "class TestB has no test_gone to delete")
 	_, err = deletePyDef(got, "test_gone")
 	assert.ErrorContains(t, err, "no class or function test_gone")
+}
+
+func TestRecipes_PythonEditsByNameAndWholeFilesApplyInTheTopicsOrder(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, WorkflowDir, "ci.yml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(recipeWorkflow), 0o644))
+	files := map[string]string{
+		"tests/test_old.py":  "import os\n\n\nclass TestA:\n    def test_a(self):\n        pass\n\n    def test_b(self):\n        pass\n\n\ndef test_c():\n    pass\n",
+		"tests/gone.py":      "x = 1\n",
+		"tests/also_gone.py": "y = 2\n",
+		"tests/run.py":       "old = True\n",
+	}
+	for name, text := range files {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, "tests"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), []byte(text), 0o644))
+	}
+	topic := smallTable +
+		"In `tests/test_old.py`, delete these, which moved:\n\n- `TestA.test_b` (ported)\n- `test_c`\n\n" +
+		"Delete `tests/gone.py` and `tests/also_gone.py`.\n\n" +
+		"In `tests/test_new.py`, a new file:\n\n```python\ndef test_new():\n    pass\n```\n\n" +
+		"At the end of `tests/test_new.py`:\n\n```python\ndef test_more():\n    pass\n```\n\n" +
+		"In place of `tests/run.py`:\n\n```python\nnew = True\n```\n"
+	book, err := readRecipeBook("topic.md", topic)
+	require.NoError(t, err)
+	require.NoError(t, applyRecipeBook(book, root))
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	assert.Equal(t, "import os\n\n\nclass TestA:\n    def test_a(self):\n        pass\n", read("tests/test_old.py"))
+	assert.Equal(t, "def test_new():\n    pass\n\n\ndef test_more():\n    pass\n", read("tests/test_new.py"))
+	assert.Equal(t, "new = True\n", read("tests/run.py"))
+	for _, gone := range []string{"tests/gone.py", "tests/also_gone.py"} {
+		_, err := os.Stat(filepath.Join(root, gone))
+		assert.ErrorIs(t, err, fs.ErrNotExist, gone)
+	}
+
+	_, err = applyToSmall(t, smallTable+"In `ci.yml`, a new file:\n\n```python\nx = 1\n```\n")
+	assert.Error(t, err, "a python block's marker names a .py file")
+	require.NoError(t, os.WriteFile(p, []byte(recipeWorkflow), 0o644))
+	book, err = readRecipeBook("topic.md", smallTable+"In `tests/run.py`, a new file:\n\n```python\nx = 1\n```\n")
+	require.NoError(t, err)
+	assert.ErrorContains(t, applyRecipeBook(book, root), "tests/run.py is there already")
 }

@@ -20,11 +20,19 @@ import (
 
 // The recipes of `miles-ci help migrate` are tested as they are written:
 // the harness below reads them from the topic itself and applies them to a
-// copy of the pinned Miles workflows (recipes_miles_test.go), the way a
-// user pastes them. The topic holds them in this form:
+// copy of the pinned Miles files (recipes_miles_test.go), the way a user
+// pastes them, one step at a time. The topic holds them in this form:
 //
-//   - The first table whose header is `| where | before | after |` is a
-//     set of rewrites. In each file its where cell names (a code span
+//   - The migration is a sequence of sections "## Step N: …", numbered 1,
+//     2, … in order: what one step shows lands together, and Miles' own
+//     tests must pass after each. The sections "## Optional: …" come after
+//     the last step and are applied together, as one more step, after it.
+//     The "## Install" section is no step: its stand-ins serve every step,
+//     and a recipe of it lands with the first step that places the install
+//     step. Anything else that changes a file outside these sections is an
+//     error.
+//   - Each table whose header is `| where | before | after |` is a set of
+//     rewrites of its step. In each file its where cell names (a code span
 //     ending in .yml or .yaml), every occurrence of the before cell's code
 //     becomes the after cell's; a trailing " …" in both stands for the
 //     unchanged rest. A rewrite that changes nothing in a file it names
@@ -48,6 +56,7 @@ import (
 //     new step (run or uses), so that a misspelt name fails instead of
 //     adding a stub. A step shown by its name alone with the line comment
 //     "# delete this step" (and, after it, why) is removed from the file.
+//     Only the workflows a step changes are written back (re-encoded).
 //   - A marker "In place of each `# COMMENT` line:" makes its block a
 //     stand-in: every recipe line that is exactly that comment becomes the
 //     block, indented to the comment, before the recipe is read. The step
@@ -59,13 +68,29 @@ import (
 //   - A marker that begins "Or, in" ("Or, in `F`:", "Or, in place of each
 //     `# COMMENT` line:") belongs to the topic's other way: its stand-ins
 //     take the place of the main ones and its recipes come after all the
-//     main recipes. The Install section's route without a release is
-//     written this way. The two ways are applied each to a tree of its
-//     own, and each must place.
+//     steps, as a step of their own. The Install section's route without a
+//     release is written this way. The two ways are applied each to a tree
+//     of its own, and each must place.
+//   - Miles' Python is edited by name, never by a copy of it. A line
+//     "In `F.py`, delete `A`, `B.c` and `d`." deletes classes, methods
+//     (Class.method) and functions with their decorators and bodies; when
+//     the names are not on its line, its paragraph ends with a colon and a
+//     list follows, one "- `name`" an item. A line "Delete `F`." (or "`F1`
+//     and `F2`", or "Delete these files…:" and a list) deletes whole files.
+//     A ```python block is a whole file by its marker: "In `F.py`, a new
+//     file:" (one the tree does not have), "At the end of `F.py`:" (added
+//     after a blank line pair), "In place of `F.py`:" (its new text). A
+//     step's edits of the Python are applied after its workflows, in the
+//     topic's order.
+//   - The table whose header is `| docs line | names | write instead |`
+//     lists the lines of Miles' docs that name a script the migration
+//     retires: `FILE`: "words of the line", the names, and what to write
+//     instead. It is not applied; recipes_miles_test.go checks that it
+//     holds every such line of the pinned docs, and only those.
 //
 // Anything the harness cannot place (a yaml block without a marker, a
-// file, job or step it cannot find, an indentation other than the file's)
-// is an error, never a skip.
+// file, job, step, class or function it cannot find, an indentation other
+// than the file's) is an error, never a skip.
 
 // deleteComment begins the line comment of a step a recipe removes.
 const deleteComment = "# delete this step"
@@ -194,6 +219,7 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 	var (
 		cur      *step // the step being read; nil outside the steps
 		optional *step
+		install  *step // the recipes of the Install section
 		table    string // the header of the table being read
 	)
 	at := func(i int) string { return fmt.Sprintf("%s:%d", name, i+1) }
@@ -219,6 +245,11 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 					optional = &step{title: "the Optional sections"}
 				}
 				cur = optional
+			case line == "## Install":
+				// The install definition lands with the first step that
+				// places the install step (see below).
+				install = &step{title: "## Install"}
+				cur = install
 			default:
 				cur = nil
 			}
@@ -347,6 +378,25 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 	}
 	if optional != nil {
 		book.steps = append(book.steps, optional)
+	}
+	if install != nil && len(install.rewrites)+len(install.recipes)+len(install.py) > 0 {
+		first := slices.IndexFunc(book.steps, func(st *step) bool {
+			return slices.ContainsFunc(st.recipes, func(r recipe) bool {
+				for c := range book.standIns {
+					if strings.Contains(r.text, c) {
+						return true
+					}
+				}
+				return false
+			})
+		})
+		if first < 0 {
+			return nil, fmt.Errorf("%s: the Install section has recipes, and no step places the install step", name)
+		}
+		st := book.steps[first]
+		st.rewrites = append(install.rewrites, st.rewrites...)
+		st.recipes = append(install.recipes, st.recipes...)
+		st.py = append(install.py, st.py...)
 	}
 	return book, nil
 }
