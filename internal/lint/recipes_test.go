@@ -219,7 +219,7 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 	var (
 		cur      *step // the step being read; nil outside the steps
 		optional *step
-		install  *step // the recipes of the Install section
+		install  *step  // the recipes of the Install section
 		table    string // the header of the table being read
 	)
 	at := func(i int) string { return fmt.Sprintf("%s:%d", name, i+1) }
