@@ -695,6 +695,7 @@ func migrateTopic(t *testing.T) string {
 }
 
 func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
+	t.Parallel()
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
 	python := testutil.Pytest(t)
