@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -28,28 +31,162 @@ import (
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
-// The migrate topic's recipes, all of them at once, on the pinned Miles
-// workflows (recipes_test.go says how they are read and placed): the
-// migrated tree must add no finding of miles-ci lint and none of
-// actionlint to those of the tree as it is, call no Python entry point
-// any more, hold only scripts bash can parse, and never upload one
-// artifact name from two jobs of a run.
+// The migrate topic's steps, in order, on a copy of the pinned Miles
+// workflows, tests and docs (recipes_test.go says how they are read and
+// placed). After each step Miles' own tests/ci/test must pass with pytest,
+// as its CPU stage runs them, but for the tests that cannot pass on the
+// reference (notHere). The Optional sections are applied together after the
+// last numbered step, as one more step; the topic's other way (its "Or, in"
+// recipes) after all of them, on a tree of its own, with one pytest run at
+// its end. At the end the migrated tree must add no finding of miles-ci lint
+// and none of actionlint to those of the tree as it is, call no Python entry
+// point any more (the compatibility entry point tests/ci/run_suite.py stays,
+// but no workflow calls it), have none of the retired Python left, hold only
+// scripts bash can parse, and never upload one artifact name from two jobs
+// of a run.
 
-// recipesOutEnv names a directory that receives the migrated workflows,
-// for a look by hand.
-const recipesOutEnv = "MILES_CI_RECIPES_OUT"
+// migratedOutEnv names a directory that receives the fully migrated copy of
+// the pinned files (the other way's in DIR/or), for a look by hand.
+const migratedOutEnv = "MILES_CI_MIGRATED_OUT"
 
-// milesRecipeTree copies the pinned Miles workflows, and the fixture's
-// test files for the registrations lint checks them against, into a new
-// root, with the .git directory by which actionlint finds a project (and
-// so checks the calls of local reusable workflows).
+// milesRecipeTree copies the pinned Miles workflows, tests and docs, and
+// the fixture's test files for the registrations lint checks them against,
+// into a new root, with the .git directory by which actionlint finds a
+// project (and so checks the calls of local reusable workflows).
 func milesRecipeTree(t *testing.T, ref string) string {
 	t.Helper()
 	root := t.TempDir()
-	require.NoError(t, os.CopyFS(filepath.Join(root, ".github", "workflows"), os.DirFS(filepath.Join(ref, ".github", "workflows"))))
+	for _, d := range []string{".github/workflows", "tests", "docs"} {
+		require.NoError(t, os.CopyFS(filepath.Join(root, filepath.FromSlash(d)), os.DirFS(filepath.Join(ref, filepath.FromSlash(d)))))
+	}
 	require.NoError(t, os.CopyFS(filepath.Join(root, "tests"), os.DirFS(filepath.Join(milesFixture, "tests"))))
 	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
 	return root
+}
+
+// notHere are the tests of Miles' tests/ci/test that cannot pass on the
+// pinned reference, which holds Miles' CI files and not the rest of Miles.
+// Every pytest run leaves them out: a file by --ignore, a test by
+// --deselect. The run on the tree as it is must deselect exactly the tests
+// listed, so that a test that moved or was renamed shows.
+var notHere = []struct{ id, why string }{
+	{"tests/ci/test/test_ci_history.py", "imports the miles package, which needs torch"},
+	{"tests/ci/test/test_neon_access.py", "loads a script of .claude/skills/neon-access"},
+	{"tests/ci/test/test_ci_discovery_coverage.py::test_no_known_orphan_outlives_its_reason", "its exceptions name files of the miles package"},
+	{"tests/ci/test/test_ci_discovery_coverage.py::test_the_example_suites_reach_the_cpu_plan", "needs the tests of tests/fast/examples"},
+	{"tests/ci/test/test_metric_selection.py::test_gate_defaults_within_capture_whitelist_and_valid", "imports the miles package"},
+	{"tests/ci/test/test_metric_selection.py::test_normal_session_e2e_declares_both_tito_history_gates", "reads the tests of tests/e2e/sglang"},
+	{"tests/ci/test/test_run_suite.py::TestDiscoverCiFiles::test_only_test_prefixed_files_under_known_roots", "needs tests/fast-gpu/test_semaphore.py"},
+}
+
+// pytestTimeout bounds one run of Miles' tests/ci/test (about 20 s alone).
+const pytestTimeout = 4 * time.Minute
+
+var pytestSummary = regexp.MustCompile(`(?m)^(?:=+ )?(.*\b(\d+) passed.*?)(?: in [0-9.]+s)?(?: =+)?$`)
+
+// pytestArgs are the arguments of python for a run of Miles' tests.
+func pytestArgs(extra ...string) []string {
+	args := append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/ci/test"}, extra...)
+	for _, n := range notHere {
+		if strings.Contains(n.id, "::") {
+			args = append(args, "--deselect", n.id)
+		} else {
+			args = append(args, "--ignore", n.id)
+		}
+	}
+	return args
+}
+
+// pytestMiles runs Miles' tests/ci/test in root as the CPU stage would,
+// leaving out notHere, and returns pytest's summary line and what is wrong
+// ("" when every test it ran passed).
+// With ids it runs those tests only.
+func pytestMiles(ctx context.Context, python, root string, ids ...string) (summary, problem string) {
+	ctx, cancel := context.WithTimeout(ctx, pytestTimeout)
+	defer cancel()
+	args := pytestArgs()
+	if len(ids) > 0 {
+		args = append([]string{"-m", "pytest", "-q", "-p", "no:cacheprovider"}, ids...)
+	}
+	cmd := exec.CommandContext(ctx, python, args...)
+	cmd.Dir = root
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what the tests left behind
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "FAILED ") || strings.HasPrefix(l, "ERROR ") {
+			lines = append(lines, l)
+		}
+	}
+	m := pytestSummary.FindAllStringSubmatch(string(out), -1)
+	if m != nil {
+		summary = m[len(m)-1][1]
+	}
+	switch {
+	case ctx.Err() != nil:
+		return summary, fmt.Sprintf("pytest did not end within %s", pytestTimeout)
+	case err != nil || m == nil || strings.Contains(summary, "failed") || strings.Contains(summary, "error"):
+		if len(lines) == 0 {
+			lines = append(lines, lastLines(string(out), 15))
+		}
+		return summary, fmt.Sprintf("pytest of tests/ci/test: %v: %s\n  %s", err, summary, strings.Join(lines, "\n  "))
+	}
+	return summary, ""
+}
+
+// timingTests are Miles' tests that give a child process 2 s to start and
+// end (the log groups of a run with a timeout), and so fail on a machine
+// busy with the other runs.
+const timingTests = "tests/ci/test/test_log_groups.py::TestIntegration"
+
+// onlyTimingTests reports whether what pytestMiles found wrong is the
+// failure of timingTests only.
+func onlyTimingTests(problem string) bool {
+	failed := 0
+	for _, l := range strings.Split(problem, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "FAILED ") || strings.HasPrefix(l, "ERROR ") {
+			if !strings.Contains(l, timingTests) {
+				return false
+			}
+			failed++
+		}
+	}
+	return failed > 0
+}
+
+// failedIDs are the tests a problem of pytestMiles names as failed.
+func failedIDs(problem string) []string {
+	var ids []string
+	for _, l := range strings.Split(problem, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(l), "FAILED "); ok {
+			ids = append(ids, strings.Fields(f)[0])
+		}
+	}
+	return ids
+}
+
+// pytestTree copies root for a run of Miles' tests, without the .git
+// directory actionlint needs: a test of Miles asks git what the repository
+// tracks when it sees one, and this copy is no repository.
+func pytestTree(t *testing.T, root string) string {
+	t.Helper()
+	tree := t.TempDir()
+	require.NoError(t, os.CopyFS(tree, os.DirFS(root)))
+	require.NoError(t, os.RemoveAll(filepath.Join(tree, ".git")))
+	return tree
+}
+
+// lastLines is the end of a long output, for a message.
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(l[max(len(l)-n, 0):], "\n")
 }
 
 // treeFacts is what the checks read of one tree.
@@ -326,54 +463,222 @@ func uploadNames(j *job, byName map[string]*workflow) []string {
 	return out
 }
 
-// recipeProblems applies the topic's recipes to a copy of the pinned Miles
-// workflows and returns everything wrong with the result, against the
-// facts of the tree as it is; then the same for the topic's other way (its
-// "Or, in" recipes), if it shows one. A non-empty out receives the migrated
-// tree (the other way's in out/or).
-func recipeProblems(t *testing.T, ref, actionlint, topic string, base treeFacts, out string) []string {
+// namesAScript matches a line of Miles' docs that names the Python the
+// migration retires.
+var namesAScript = regexp.MustCompile(`run_suite|ci_policy|stage_selection|file_run\.py|tests\.ci\.file_run|CI_SUITES|PR_GPU_STAGES`)
+
+// docsTableProblems checks the topic's docs table against the pinned docs
+// (docs/**/*.md and tests/ci/README.md): each line that names a retired
+// script has its row, and each row's words are on one such line of its
+// file, which names what the row says.
+func docsTableProblems(t *testing.T, ref string, rows []docsRow) []string {
 	t.Helper()
-	book, err := readRecipeBook("migrate.md", topic)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	problems := bookProblems(t, ref, actionlint, book, base, out)
-	if other := book.otherWay(); other != nil {
-		if out != "" {
-			out = filepath.Join(out, "or")
+	files := []string{"tests/ci/README.md"}
+	require.NoError(t, filepath.WalkDir(filepath.Join(ref, "docs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			rel, _ := filepath.Rel(ref, p)
+			files = append(files, filepath.ToSlash(rel))
 		}
-		for _, p := range bookProblems(t, ref, actionlint, other, base, out) {
-			problems = append(problems, "the other way (Or, in …): "+p)
+		return err
+	}))
+	var problems []string
+	covered := map[string]bool{} // by the row's place in the topic
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(ref, filepath.FromSlash(f)))
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			var mine []docsRow
+			for _, r := range rows {
+				if r.file == f && strings.Contains(line, r.anchor) {
+					mine = append(mine, r)
+				}
+			}
+			for _, r := range mine {
+				if covered[r.at] {
+					problems = append(problems, fmt.Sprintf("%s: the words %q are on more than one line of %s", r.at, r.anchor, f))
+				}
+				covered[r.at] = true
+				for _, n := range r.names {
+					if !strings.Contains(line, n) {
+						problems = append(problems, fmt.Sprintf("%s: %s:%d does not name %s", r.at, f, i+1, n))
+					}
+				}
+			}
+			switch {
+			case namesAScript.MatchString(line) && len(mine) == 0:
+				problems = append(problems, fmt.Sprintf("%s:%d names a script Step 6 retires, and no row of the docs table says what to write instead: %q", f, i+1, line))
+			case len(mine) > 1:
+				problems = append(problems, fmt.Sprintf("%s:%d has %d rows of the docs table", f, i+1, len(mine)))
+			case len(mine) == 1 && !namesAScript.MatchString(line):
+				problems = append(problems, fmt.Sprintf("%s: %s:%d names no script", mine[0].at, f, i+1))
+			}
+		}
+	}
+	for _, r := range rows {
+		if !covered[r.at] {
+			problems = append(problems, fmt.Sprintf("%s: no line of %s has the words %q", r.at, r.file, r.anchor))
 		}
 	}
 	return problems
 }
 
-// bookProblems applies one way of the topic to a copy of the pinned Miles
-// workflows and returns everything wrong with the result.
-func bookProblems(t *testing.T, ref, actionlint string, book *recipeBook, base treeFacts, out string) []string {
+// recipeRun is what one check of the topic needs.
+type recipeRun struct {
+	ref, actionlint string
+	base            treeFacts
+	// python runs Miles' tests after each step; "" runs none.
+	python string
+	// out receives the migrated tree (the other way's in out/or); "" none.
+	out string
+	// pool runs python's tests; nil makes one.
+	pool *pytestPool
+	// onlyAfter, when set, runs python's tests after that step alone.
+	onlyAfter string
+}
+
+// retired is what the last step takes away: the Python the miles-ci
+// commands replace, and the tests of it.
+var retired = []string{"tests/ci/ci_policy.py", "tests/ci/stage_selection.py", "tests/ci/file_run.py",
+	"tests/ci/test/test_run_suite.py", "tests/ci/test/test_ci_policy.py", "tests/ci/test/test_stage_selection.py",
+	"tests/ci/test/test_file_run.py"}
+
+// recipeProblems applies the topic's steps to a copy of the pinned Miles
+// files and returns everything wrong with the result, against the facts of
+// the tree as it is; then the same for the topic's other way (its "Or, in"
+// recipes), if it shows one.
+func recipeProblems(t *testing.T, run recipeRun, topic string) []string {
 	t.Helper()
-	root := milesRecipeTree(t, ref)
-	if err := applyRecipeBook(book, root); err != nil {
+	book, err := readRecipeBook("migrate.md", topic)
+	if err != nil {
 		return []string{err.Error()}
+	}
+	pool := run.pool
+	if pool == nil {
+		pool = newPytestPool(t, run.python)
+	}
+	pytest := pool.run
+	found := docsTableProblems(t, run.ref, book.docs)
+	found = append(found, bookProblems(t, run, book, run.out, true, pytest)...)
+	if other := book.otherWay(); other != nil {
+		out := run.out
+		if out != "" {
+			out = filepath.Join(out, "or")
+		}
+		for _, p := range bookProblems(t, run, other, out, false, pytest) {
+			found = append(found, "the other way (Or, in …): "+p)
+		}
+	}
+	return append(found, pool.wait()...)
+}
+
+// pytestPool runs Miles' tests on several trees at once and collects what
+// is wrong.
+type pytestPool struct {
+	t        *testing.T
+	python   string
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	problems []string
+	// slots bounds the runs at a time: CI has two cores, and most of a
+	// run is its tests' sleeps.
+	slots chan struct{}
+	// alone is read-held by every run and write-held by a run again of
+	// the timing tests, which then has the machine to itself.
+	alone sync.RWMutex
+}
+
+func newPytestPool(t *testing.T, python string) *pytestPool {
+	return &pytestPool{t: t, python: python, slots: make(chan struct{}, 4)}
+}
+
+// run starts a run of Miles' tests on tree; label says which, in a
+// problem. When the only failures are timingTests, those run again alone,
+// up to three times: what failed is then the 2 s a loaded machine did not
+// give, not the tree.
+func (p *pytestPool) run(label, tree string) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.slots <- struct{}{}
+		p.alone.RLock()
+		_, problem := pytestMiles(p.t.Context(), p.python, tree)
+		p.alone.RUnlock()
+		<-p.slots
+		// The timing tests that failed get three more tries, alone.
+		for try := 0; try < 3 && problem != "" && onlyTimingTests(problem); try++ {
+			p.alone.Lock()
+			_, again := pytestMiles(p.t.Context(), p.python, tree, failedIDs(problem)...)
+			p.alone.Unlock()
+			if again == "" {
+				problem = ""
+			}
+		}
+		if problem != "" {
+			p.mu.Lock()
+			p.problems = append(p.problems, label+": "+problem)
+			p.mu.Unlock()
+		}
+	}()
+}
+
+// wait waits for every run and returns what they found wrong.
+func (p *pytestPool) wait() []string {
+	p.wg.Wait()
+	return p.problems
+}
+
+// bookProblems applies one way of the topic, step by step, to a copy of
+// the pinned Miles files and returns everything wrong with the result;
+// pytest is handed the tree after each step (eachStep) or at the end.
+func bookProblems(t *testing.T, run recipeRun, book *recipeBook, out string, eachStep bool, pytest func(label, tree string)) []string {
+	t.Helper()
+	root := milesRecipeTree(t, run.ref)
+	snapshot := func(label string) {
+		if run.python == "" {
+			return
+		}
+		pytest(label, pytestTree(t, root))
+	}
+	var done func(int, *step) error
+	if eachStep {
+		done = func(_ int, st *step) error {
+			if len(st.rewrites)+len(st.recipes)+len(st.py) > 0 && (run.onlyAfter == "" || run.onlyAfter == st.title) {
+				snapshot("after " + st.title)
+			}
+			return nil
+		}
+	}
+	if err := applySteps(book, root, done); err != nil {
+		return []string{err.Error()}
+	}
+	if !eachStep && run.onlyAfter == "" {
+		snapshot("at the end")
 	}
 	if out != "" {
 		require.NoError(t, os.CopyFS(out, os.DirFS(root)))
 	}
-	now, placed := readTreeFacts(t, root, actionlint)
+	now, placed := readTreeFacts(t, root, run.actionlint)
 	var problems []string
-	for _, f := range added(base.lint, now.lint) {
+	for _, f := range added(run.base.lint, now.lint) {
 		problems = append(problems, placed[f])
 	}
-	for _, f := range added(base.actionlint, now.actionlint) {
+	for _, f := range added(run.base.actionlint, now.actionlint) {
 		problems = append(problems, placed[f])
 	}
-	problems = append(problems, scriptProblems(t, base.scripts, now.scripts)...)
+	problems = append(problems, scriptProblems(t, run.base.scripts, now.scripts)...)
+	for _, f := range retired {
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+			problems = append(problems, f+" is still there after the last step")
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(RunSuitePath))); err != nil || bytes.Contains(b, []byte(ciSuitesName)) {
+		problems = append(problems, fmt.Sprintf("%s is not the compatibility entry point after the last step (%v)", RunSuitePath, err))
+	}
 	return append(problems, artifactClashes(t, root)...)
 }
 
-// milesBaseline reads the facts of the pinned Miles workflows as they are,
-// re-encoded as the migrated ones are.
+// milesBaseline reads the facts of the pinned Miles files as they are,
+// the workflows re-encoded as the migrated ones are.
 func milesBaseline(t *testing.T, ref, actionlint string) treeFacts {
 	t.Helper()
 	root := milesRecipeTree(t, ref)
@@ -390,17 +695,51 @@ func migrateTopic(t *testing.T) string {
 }
 
 func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
+	t.Parallel()
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
+	python := testutil.Pytest(t)
+	// Miles' tests pass on the tree as it is, but for those that cannot
+	// here, and those are exactly the ones left out.
+	pool := newPytestPool(t, python)
+	pool.run("on the tree as it is", pytestTree(t, milesRecipeTree(t, ref)))
 	base := milesBaseline(t, ref, actionlint)
 	// The baseline is Miles as it is: lint's one orphan warning and
 	// actionlint's own findings (the concurrency queue key, a custom
 	// runner label) are there before and after.
 	require.NotEmpty(t, base.lint)
 	require.NotEmpty(t, base.actionlint)
-	problems := recipeProblems(t, ref, actionlint, migrateTopic(t), base, os.Getenv(recipesOutEnv))
+	problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base, python: python, out: os.Getenv(migratedOutEnv), pool: pool}, migrateTopic(t))
+	deselected := 0
+	for _, n := range notHere {
+		if strings.Contains(n.id, "::") {
+			deselected++
+		}
+	}
+	collect := exec.CommandContext(t.Context(), python, pytestArgs("--collect-only")...)
+	collect.Dir = pytestTree(t, milesRecipeTree(t, ref))
+	out, err := collect.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), fmt.Sprintf("(%d deselected)", deselected), "every test of notHere is one of Miles' tests/ci/test")
 	assert.Empty(t, problems, "the recipes of `miles-ci help migrate` on Miles (lines are the migrated tree's; %s=DIR keeps it):\n%s",
-		recipesOutEnv, strings.Join(problems, "\n"))
+		migratedOutEnv, strings.Join(problems, "\n"))
+}
+
+// A step that swaps the entry points without the edits of Miles' tests
+// turns Miles' CPU stage red, and the harness names the test.
+func TestMigrateTopic_AStepWithoutItsTestEditsTurnsMilesTestsRed(t *testing.T) {
+	t.Parallel()
+	ref := testutil.MilesRef(t)
+	actionlint := testutil.Actionlint(t)
+	python := testutil.Pytest(t)
+	base := milesBaseline(t, ref, actionlint)
+	mutated := replaceAfter("## Step 2", "- `TestWorkflowScopeSeam`\n", "")(t, migrateTopic(t))
+	problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base, python: python, onlyAfter: "Step 2: the entry points"}, mutated)
+	found := slices.ContainsFunc(problems, func(p string) bool {
+		return strings.HasPrefix(p, "after Step 2: the entry points: pytest") &&
+			strings.Contains(p, "FAILED tests/ci/test/test_run_suite.py::TestWorkflowScopeSeam::test_policy_job_is_a_thin_python_adapter")
+	})
+	assert.True(t, found, "no problem names the test the entry points break:\n%s", strings.Join(problems, "\n"))
 }
 
 // Each mistake the topic once made, put back, is caught.
@@ -415,7 +754,7 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 		want string
 	}{
 		{"timeout-minutes on the job that calls _run-ci.yml",
-			replaceAfter("## /rerun-test", "  run-cuda-file:\n    with:\n", "  run-cuda-file:\n    timeout-minutes: 60\n    with:\n"),
+			replaceAfter("## Step 4: /rerun-test", "  run-cuda-file:\n    with:\n", "  run-cuda-file:\n    timeout-minutes: 60\n    with:\n"),
 			`"timeout-minutes" is not available`},
 		{"the suite and the shard count through shell variables in _run-ci.yml",
 			replaceAfter("## Optional: measured timings", "          ${{ inputs.execute_command }}\n",
@@ -434,22 +773,120 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 			replaceAfter("## Optional: a report per shard", "shard_name: stage-c-8-gpu-h100-${{ matrix.partition_id }}", "shard_name: stage-c-8-gpu-h100"),
 			"both upload the artifact"},
 		{"go install with a placeholder version",
-			replaceAfter("## Lint in a pull request check", "      "+installComment+"\n", "      - name: Install miles-ci\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@<version>\n"),
+			replaceAfter("## Step 5: lint in a pull request check", "      "+installComment+"\n", "      - name: Install miles-ci\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@<version>\n"),
 			"bash -n: pre-commit.yml job miles-ci-lint"},
 		{"one artifact name for every build job of the route without a release",
 			replaceAfter("### Without a release", "name: miles-ci-${{ job.check_run_id }}", "name: miles-ci"),
 			`the other way (Or, in …): release-branch-cut.yml: job run-tests-cuda and job run-tests-rocm both upload the artifact "miles-ci"`},
+		{"a docs line missing from the docs table",
+			replaceAfter("## Step 6", "| `docs/ci/01-label.md`: \"derives continue-on-error\" | `run_suite.py` | `miles-ci run` derives it |\n", ""),
+			"docs/ci/01-label.md:161 names a script Step 6 retires"},
+		{"a deletion of a test that is not there",
+			replaceAfter("## Step 2", "- `TestRocmWorkflowScopeSeam`", "- `TestRocmWorkflowScopeSeam.test_gone`"),
+			"class TestRocmWorkflowScopeSeam has no test_gone to delete"},
 		{"a recipe without its marker",
-			replaceAfter("## Lint in a pull request check", "In `pre-commit.yml`:\n", ""),
+			replaceAfter("## Step 5: lint in a pull request check", "In `pre-commit.yml`:\n", ""),
 			"a yaml block without a marker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			mutated := tc.edit(t, topic)
 			require.NotEqual(t, topic, mutated)
-			problems := recipeProblems(t, ref, actionlint, mutated, base, "")
+			problems := recipeProblems(t, recipeRun{ref: ref, actionlint: actionlint, base: base}, mutated)
 			found := slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, tc.want) })
 			assert.True(t, found, "no problem says %q:\n%s", tc.want, strings.Join(problems, "\n"))
 		})
 	}
+}
+
+// The MI350 nightly's own command line (the external fixture's step, its
+// container wrapper standing in with a script that runs the rest in the
+// migrated copy), through the compatibility entry point that Step 6
+// leaves, prints what `miles-ci run` prints on the same tree, with the
+// same exit status: for an external suite, and for a suite the roster does
+// not have. Without miles-ci on the PATH the entry point says so in one
+// line and exits 127.
+func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t *testing.T) {
+	t.Parallel()
+	ref := testutil.MilesRef(t)
+	python := testutil.NeedPython(t)
+	bash := testutil.NeedCommand(t, "bash")
+	gobin := testutil.NeedCommand(t, "go")
+	bin := filepath.Join(t.TempDir(), "miles-ci")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
+	build.Dir = testutil.ModuleRoot(t)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	book, err := readRecipeBook("migrate.md", migrateTopic(t))
+	require.NoError(t, err)
+	root := milesRecipeTree(t, ref)
+	require.NoError(t, applyRecipeBook(book, root))
+
+	var nightly struct {
+		Jobs map[string]struct {
+			Steps []struct{ Run string }
+		}
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(readText(t, nightlyFixedFile)), &nightly))
+	var line string
+	for _, j := range nightly.Jobs {
+		for _, st := range j.Steps {
+			if strings.Contains(st.Run, "tests/ci/run_suite.py") {
+				line = st.Run
+			}
+		}
+	}
+	require.NotEmpty(t, line, "the nightly fixture calls tests/ci/run_suite.py")
+	// The wrapper runs its command in the container's checkout, -w DIR:
+	// here the migrated copy.
+	work := t.TempDir()
+	wrapper := filepath.Join(work, "ci", "amd", "exec_in_container.sh")
+	require.NoError(t, os.MkdirAll(filepath.Dir(wrapper), 0o755))
+	require.NoError(t, os.WriteFile(wrapper, []byte("[ \"$1\" = -w ] || exit 2\nshift 2\ncd \"$MIGRATED\" && exec \"$@\"\n"), 0o755))
+	path := func(dirs ...string) string {
+		return "PATH=" + strings.Join(append(dirs, filepath.Dir(python), "/usr/bin", "/bin"), string(os.PathListSeparator))
+	}
+	type result struct {
+		stdout, stderr string
+		status         int
+	}
+	runIn := func(dir string, env []string, name string, args ...string) result {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return result{o.String(), e.String(), cmd.ProcessState.ExitCode()}
+	}
+	nightlyRun := func(suite string, env []string) result {
+		t.Helper()
+		script := expression.ReplaceAllStringFunc(strings.TrimRight(line, "\n"), func(e string) string {
+			if strings.Contains(e, "matrix.suite") {
+				return suite
+			}
+			return ""
+		})
+		return runIn(work, append(env, "MIGRATED="+root), bash, "-c", script+" --list-only")
+	}
+	binDir := filepath.Dir(bin)
+	for _, suite := range []string{"nightly-stage-c-8-gpu-mi350", "nightly-stage-c-1-gpu-mi350"} {
+		got := nightlyRun(suite, []string{path(binDir)})
+		want := runIn(root, []string{path(binDir)}, bin, "run", "--hw", "rocm", "--suite", suite, "--match-all-labels", "--list-only")
+		assert.Equal(t, want, got, "the nightly's line for %s through tests/ci/run_suite.py", suite)
+	}
+	assert.Contains(t, nightlyRun("nightly-stage-c-8-gpu-mi350", []string{path(binDir)}).stdout, "tests/e2e/amd/test_amd_nightly.py", "the suite lists its test")
+
+	// Without miles-ci on the PATH: one line that names the install, 127.
+	got := nightlyRun("nightly-stage-c-8-gpu-mi350", []string{path()})
+	assert.Equal(t, 127, got.status)
+	assert.Empty(t, got.stdout)
+	assert.Equal(t, "tests/ci/run_suite.py: miles-ci is not on the PATH; install it (miles-ci help migrate, ## Install)\n", got.stderr)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,11 +20,19 @@ import (
 
 // The recipes of `miles-ci help migrate` are tested as they are written:
 // the harness below reads them from the topic itself and applies them to a
-// copy of the pinned Miles workflows (recipes_miles_test.go), the way a
-// user pastes them. The topic holds them in this form:
+// copy of the pinned Miles files (recipes_miles_test.go), the way a user
+// pastes them, one step at a time. The topic holds them in this form:
 //
-//   - The first table whose header is `| where | before | after |` is a
-//     set of rewrites. In each file its where cell names (a code span
+//   - The migration is a sequence of sections "## Step N: …", numbered 1,
+//     2, … in order: what one step shows lands together, and Miles' own
+//     tests must pass after each. The sections "## Optional: …" come after
+//     the last step and are applied together, as one more step, after it.
+//     The "## Install" section is no step: its stand-ins serve every step,
+//     and a recipe of it lands with the first step that places the install
+//     step. Anything else that changes a file outside these sections is an
+//     error.
+//   - Each table whose header is `| where | before | after |` is a set of
+//     rewrites of its step. In each file its where cell names (a code span
 //     ending in .yml or .yaml), every occurrence of the before cell's code
 //     becomes the after cell's; a trailing " …" in both stands for the
 //     unchanged rest. A rewrite that changes nothing in a file it names
@@ -51,6 +60,7 @@ import (
 //     new step (run or uses), so that a misspelt name fails instead of
 //     adding a stub. A step shown by its name alone with the line comment
 //     "# delete this step" (and, after it, why) is removed from the file.
+//     Only the workflows a step changes are written back (re-encoded).
 //   - A marker "In place of each `# COMMENT` line:" makes its block a
 //     stand-in: every recipe line that is exactly that comment becomes the
 //     block, indented to the comment, before the recipe is read. The step
@@ -62,13 +72,29 @@ import (
 //   - A marker that begins "Or, in" ("Or, in `F`:", "Or, in place of each
 //     `# COMMENT` line:") belongs to the topic's other way: its stand-ins
 //     take the place of the main ones and its recipes come after all the
-//     main recipes. The Install section's route without a release is
-//     written this way. The two ways are applied each to a tree of its
-//     own, and each must place.
+//     steps, as a step of their own. The Install section's route without a
+//     release is written this way. The two ways are applied each to a tree
+//     of its own, and each must place.
+//   - Miles' Python is edited by name, never by a copy of it. A line
+//     "In `F.py`, delete `A`, `B.c` and `d`." deletes classes, methods
+//     (Class.method) and functions with their decorators and bodies; when
+//     the names are not on its line, its paragraph ends with a colon and a
+//     list follows, one "- `name`" an item. A line "Delete `F`." (or "`F1`
+//     and `F2`", or "Delete these files…:" and a list) deletes whole files.
+//     A ```python block is a whole file by its marker: "In `F.py`, a new
+//     file:" (one the tree does not have), "At the end of `F.py`:" (added
+//     after a blank line pair), "In place of `F.py`:" (its new text). A
+//     step's edits of the Python are applied after its workflows, in the
+//     topic's order.
+//   - The table whose header is `| docs line | names | write instead |`
+//     lists the lines of Miles' docs that name a script the migration
+//     retires: `FILE`: "words of the line", the names, and what to write
+//     instead. It is not applied; recipes_miles_test.go checks that it
+//     holds every such line of the pinned docs, and only those.
 //
 // Anything the harness cannot place (a yaml block without a marker, a
-// file, job or step it cannot find, an indentation other than the file's)
-// is an error, never a skip.
+// file, job, step, class or function it cannot find, an indentation other
+// than the file's) is an error, never a skip.
 
 // deleteComment begins the line comment of a step a recipe removes.
 const deleteComment = "# delete this step"
@@ -88,27 +114,39 @@ const installComment = "# the install step (## Install)"
 
 // recipeBook is what the harness reads from the migrate topic.
 type recipeBook struct {
+	// steps are the numbered steps in order, then the Optional sections
+	// as one last step.
+	steps []*step
+	// standIns maps a comment line to the recipe that replaces it.
+	standIns map[string]recipe
+	// other holds the recipes and stand-ins of the "Or, in" markers, its
+	// recipes as its one step; nil when the topic shows no other way.
+	other *recipeBook
+	// docs are the rows of the docs table: the lines of Miles' docs that
+	// name a retired script, and what to write instead.
+	docs []docsRow
+}
+
+// step is what lands together: a numbered step of the topic, or the
+// Optional sections.
+type step struct {
+	title    string // "Step 2: the entry points"
 	rewrites []rewrite
 	recipes  []recipe
 	// files are the recipes of new files of local actions, held whole.
 	files []recipe
-	// standIns maps a comment line to the recipe that replaces it.
-	standIns map[string]recipe
-	// other holds the recipes and stand-ins of the "Or, in" markers; nil
-	// when the topic shows no other way.
-	other *recipeBook
+	py    []pyEdit
 }
 
-// otherWay returns the book of the topic's other way: the rewrites and
-// recipes of the main one, then the other way's recipes, with its
-// stand-ins in place of the main ones. It is nil when there is none.
+// otherWay returns the book of the topic's other way: the steps of the
+// main one, then a step of the other way's recipes, with its stand-ins in
+// place of the main ones. It is nil when there is none.
 func (b *recipeBook) otherWay() *recipeBook {
 	if b.other == nil {
 		return nil
 	}
-	o := &recipeBook{rewrites: b.rewrites, standIns: maps.Clone(b.standIns)}
-	o.recipes = append(slices.Clone(b.recipes), b.other.recipes...)
-	o.files = append(slices.Clone(b.files), b.other.files...)
+	o := &recipeBook{standIns: maps.Clone(b.standIns), docs: b.docs}
+	o.steps = append(slices.Clone(b.steps), &step{title: "the other way (Or, in …)", recipes: b.other.steps[0].recipes, files: b.other.steps[0].files})
 	maps.Copy(o.standIns, b.other.standIns)
 	return o
 }
@@ -127,36 +165,153 @@ type recipe struct {
 	text  string
 }
 
+// pyEditKind says what a pyEdit does.
+type pyEditKind int
+
+const (
+	deleteDefs  pyEditKind = iota // delete classes, methods and functions by name
+	deleteFile                    // delete the file
+	newFile                       // write a file that is not there
+	appendFile                    // add the block at the end of the file
+	replaceFile                   // write the block in place of the file
+)
+
+// pyEdit is one edit of Miles' Python (or one file deleted).
+type pyEdit struct {
+	at    string // topic:line
+	kind  pyEditKind
+	file  string   // below the repository root
+	names []string // deleteDefs: Class, Class.method or function
+	text  string   // the block of newFile, appendFile, replaceFile
+}
+
+// docsRow is one row of the docs table: the line of file that holds
+// anchor names the scripts names, and is rewritten as instead says.
+type docsRow struct {
+	at, file, anchor string
+	names            []string
+}
+
 var (
 	recipeMarker  = regexp.MustCompile("^(Or, i|I)n (`[^`]+`(?:(?:, and |, | and )`[^`]+`)*):$")
 	standInMarker = regexp.MustCompile("^(Or, i|I)n place of each `(#[^`]*)` line:$")
 	codeSpan      = regexp.MustCompile("`([^`]+)`")
+	stepHeading   = regexp.MustCompile(`^## Step ([0-9]+): \S`)
+	// spanList is code spans joined as a sentence joins them.
+	spanList         = "`[^`]+`(?:(?:, and |, | and )`[^`]+`)*"
+	deleteDefsMarker = regexp.MustCompile("^In `([^`]+\\.py)`, delete(?: (" + spanList + "))?(?:[ .:,;(]|$)")
+	deleteFileMarker = regexp.MustCompile("^Delete (?:(" + spanList + ")|these files)(?:[ .:,;(]|$)")
+	pyMarkers        = []struct {
+		re   *regexp.Regexp
+		kind pyEditKind
+	}{
+		{regexp.MustCompile("^In `([^`]+\\.py)`, a new file:$"), newFile},
+		{regexp.MustCompile("^At the end of `([^`]+\\.py)`:$"), appendFile},
+		{regexp.MustCompile("^In place of `([^`]+\\.py)`:$"), replaceFile},
+	}
+	docsAnchor = regexp.MustCompile(`"([^"]+)"`)
 )
 
-// readRecipeBook reads the rewrites and the recipes of a topic; name is
-// the topic's file, for messages.
+const (
+	rewriteHeader = "| where | before | after |"
+	docsHeader    = "| docs line | names | write instead |"
+)
+
+// readRecipeBook reads the steps, rewrites and recipes of a topic; name
+// is the topic's file, for messages.
 func readRecipeBook(name, text string) (*recipeBook, error) {
 	book := &recipeBook{standIns: map[string]recipe{}}
 	lines := strings.Split(text, "\n")
-	inTable := false
+	var (
+		cur      *step // the step being read; nil outside the steps
+		optional *step
+		install  *step  // the recipes of the Install section
+		table    string // the header of the table being read
+	)
+	at := func(i int) string { return fmt.Sprintf("%s:%d", name, i+1) }
+	inStep := func(i int, what string) error {
+		if cur == nil {
+			return fmt.Errorf("%s: %s outside a step: every change goes in a section \"## Step N: …\" or \"## Optional: …\"", at(i), what)
+		}
+		return nil
+	}
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		switch {
-		case strings.HasPrefix(line, "| where | before | after |") && book.rewrites == nil:
-			inTable = true
+		if strings.HasPrefix(line, "## ") {
+			table = ""
+			switch m := stepHeading.FindStringSubmatch(line); {
+			case m != nil:
+				if n, _ := strconv.Atoi(m[1]); n != len(book.steps)+1 || optional != nil {
+					return nil, fmt.Errorf("%s: %q out of order: the steps are numbered 1, 2, … before the Optional sections", at(i), line)
+				}
+				cur = &step{title: strings.TrimPrefix(line, "## ")}
+				book.steps = append(book.steps, cur)
+			case strings.HasPrefix(line, "## Optional: "):
+				if optional == nil {
+					optional = &step{title: "the Optional sections"}
+				}
+				cur = optional
+			case line == "## Install":
+				// The install definition lands with the first step that
+				// places the install step (see below).
+				install = &step{title: "## Install"}
+				cur = install
+			default:
+				cur = nil
+			}
 			continue
-		case inTable && strings.HasPrefix(line, "|"):
+		}
+		switch {
+		case table == "" && (strings.HasPrefix(line, rewriteHeader) || strings.HasPrefix(line, docsHeader)):
+			if err := inStep(i, "a table"); err != nil {
+				return nil, err
+			}
+			table = line
+			continue
+		case table != "" && strings.HasPrefix(line, "|"):
 			if strings.HasPrefix(line, "|---") {
 				continue
 			}
-			rw, err := readRewrite(fmt.Sprintf("%s:%d", name, i+1), line)
+			if strings.HasPrefix(table, docsHeader) {
+				row, err := readDocsRow(at(i), line)
+				if err != nil {
+					return nil, err
+				}
+				book.docs = append(book.docs, row)
+				continue
+			}
+			rw, err := readRewrite(at(i), line)
 			if err != nil {
 				return nil, err
 			}
-			book.rewrites = append(book.rewrites, rw)
+			cur.rewrites = append(cur.rewrites, rw)
 			continue
-		case inTable:
-			inTable = false
+		case table != "":
+			table = ""
+		}
+		if m := deleteDefsMarker.FindStringSubmatch(line); m != nil {
+			if err := inStep(i, "a deletion"); err != nil {
+				return nil, err
+			}
+			names, err := listedNames(name, lines, i, m[2])
+			if err != nil {
+				return nil, err
+			}
+			cur.py = append(cur.py, pyEdit{at: at(i), kind: deleteDefs, file: m[1], names: names})
+			continue
+		}
+		if m := deleteFileMarker.FindStringSubmatch(line); m != nil {
+			if err := inStep(i, "a deletion"); err != nil {
+				return nil, err
+			}
+			files, err := listedNames(name, lines, i, m[1])
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				cur.py = append(cur.py, pyEdit{at: at(i), kind: deleteFile, file: f})
+			}
+			continue
 		}
 		lang, isFence := strings.CutPrefix(line, "```")
 		if !isFence {
@@ -168,7 +323,7 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 		if i == len(lines) {
 			return nil, fmt.Errorf("%s:%d: the code block is not closed", name, start)
 		}
-		at := fmt.Sprintf("%s:%d", name, start+1)
+		blockAt := fmt.Sprintf("%s:%d", name, start+1)
 		body := strings.Join(lines[start:i], "\n") + "\n"
 		marker := ""
 		for k := start - 2; k >= 0; k-- {
@@ -177,45 +332,98 @@ func readRecipeBook(name, text string) (*recipeBook, error) {
 				break
 			}
 		}
+		if lang == "python" {
+			edit := pyEdit{at: blockAt, text: body}
+			for _, pm := range pyMarkers {
+				if m := pm.re.FindStringSubmatch(marker); m != nil {
+					edit.kind, edit.file = pm.kind, m[1]
+				}
+			}
+			if edit.file == "" {
+				return nil, fmt.Errorf("%s: a python block without a marker: the line before it says where it goes (In `tests/ci/test/test_x.py`, a new file:, At the end of `F`:, In place of `F`:), not %q", blockAt, marker)
+			}
+			if err := inStep(start, "a python block"); err != nil {
+				return nil, err
+			}
+			cur.py = append(cur.py, edit)
+			continue
+		}
 		into := book
 		if strings.HasPrefix(marker, "Or, ") {
 			if book.other == nil {
-				book.other = &recipeBook{standIns: map[string]recipe{}}
+				book.other = &recipeBook{standIns: map[string]recipe{}, steps: []*step{{}}}
 			}
 			into = book.other
 		}
 		if m := recipeMarker.FindStringSubmatch(marker); m != nil {
-			r := recipe{at: at, text: body}
+			r := recipe{at: blockAt, text: body}
 			for _, f := range codeSpan.FindAllStringSubmatch(m[2], -1) {
 				r.files = append(r.files, f[1])
 			}
 			if slices.ContainsFunc(r.files, isActionFile) {
-				if !slices.ContainsFunc(r.files, func(f string) bool { return !isActionFile(f) }) {
-					into.files = append(into.files, r)
+				if slices.ContainsFunc(r.files, func(f string) bool { return !isActionFile(f) }) {
+					return nil, fmt.Errorf("%s: a block is either a new file of a local action (below %s) or a recipe for workflows, not both: %s", blockAt, actionDir, strings.Join(r.files, ", "))
+				}
+				if into != book {
+					into.steps[0].files = append(into.steps[0].files, r)
 					continue
 				}
-				return nil, fmt.Errorf("%s: a block is either a new file of a local action (below %s) or a recipe for workflows, not both: %s", at, actionDir, strings.Join(r.files, ", "))
+				if err := inStep(start, "a new file"); err != nil {
+					return nil, err
+				}
+				cur.files = append(cur.files, r)
+				continue
 			}
 		}
 		if lang != "yaml" {
 			continue
 		}
 		if m := standInMarker.FindStringSubmatch(marker); m != nil {
-			into.standIns[m[2]] = recipe{at: at, text: body}
+			into.standIns[m[2]] = recipe{at: blockAt, text: body}
 			continue
 		}
 		m := recipeMarker.FindStringSubmatch(marker)
 		if m == nil {
-			return nil, fmt.Errorf("%s: a yaml block without a marker: the line before it should name the files it goes in (In `pr-test.yml`:), not %q", at, marker)
+			return nil, fmt.Errorf("%s: a yaml block without a marker: the line before it should name the files it goes in (In `pr-test.yml`:), not %q", blockAt, marker)
 		}
-		r := recipe{at: at, text: body}
+		r := recipe{at: blockAt, text: body}
 		for _, f := range codeSpan.FindAllStringSubmatch(m[2], -1) {
 			r.files = append(r.files, f[1])
 		}
-		into.recipes = append(into.recipes, r)
+		if into != book {
+			into.steps[0].recipes = append(into.steps[0].recipes, r)
+			continue
+		}
+		if err := inStep(start, "a recipe"); err != nil {
+			return nil, err
+		}
+		cur.recipes = append(cur.recipes, r)
 	}
-	if book.rewrites == nil {
-		return nil, fmt.Errorf("%s: no table | where | before | after |", name)
+	if !slices.ContainsFunc(book.steps, func(s *step) bool { return len(s.rewrites) > 0 }) {
+		return nil, fmt.Errorf("%s: no table %s", name, rewriteHeader)
+	}
+	if optional != nil {
+		book.steps = append(book.steps, optional)
+	}
+	if install != nil && len(install.rewrites)+len(install.recipes)+len(install.files)+len(install.py) > 0 {
+		first := slices.IndexFunc(book.steps, func(st *step) bool {
+			return slices.ContainsFunc(st.recipes, func(r recipe) bool {
+				for c := range book.standIns {
+					if strings.Contains(r.text, c) {
+						return true
+					}
+				}
+				return false
+			})
+		})
+		if first < 0 {
+			return nil, fmt.Errorf("%s: the Install section has recipes, and no step places the install step", name)
+		}
+		st := book.steps[first]
+		st.rewrites = append(install.rewrites, st.rewrites...)
+		st.recipes = append(install.recipes, st.recipes...)
+		st.files = append(install.files, st.files...)
+		st.py = append(install.py, st.py...)
 	}
 	return book, nil
 }
@@ -226,6 +434,57 @@ const actionDir = ".github/actions/"
 // isActionFile reports whether a marker's file is a file of a local action.
 func isActionFile(f string) bool {
 	return strings.HasPrefix(f, actionDir) && path.Clean(f) == f && !strings.Contains(f, "..")
+}
+
+// listedNames returns the code spans a deletion names: those on its own
+// line (spans), else the first code span of each item of the list that
+// follows its paragraph, which ends with a colon.
+func listedNames(name string, lines []string, i int, spans string) ([]string, error) {
+	var out []string
+	for _, f := range codeSpan.FindAllStringSubmatch(spans, -1) {
+		out = append(out, f[1])
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	k := i
+	for k+1 < len(lines) && strings.TrimSpace(lines[k+1]) != "" {
+		k++
+	}
+	if !strings.HasSuffix(lines[k], ":") || k+2 >= len(lines) || !strings.HasPrefix(lines[k+2], "- ") {
+		return nil, fmt.Errorf("%s:%d: a deletion names nothing: name what goes in code spans on its line, or end its paragraph with a colon and list them", name, i+1)
+	}
+	for k += 2; k < len(lines) && (strings.HasPrefix(lines[k], "- ") || strings.HasPrefix(lines[k], "  ")); k++ {
+		if !strings.HasPrefix(lines[k], "- ") {
+			continue
+		}
+		m := codeSpan.FindStringSubmatch(lines[k])
+		if m == nil || !strings.HasPrefix(lines[k], "- `") {
+			return nil, fmt.Errorf("%s:%d: an item of a deletion begins with what goes, in a code span", name, k+1)
+		}
+		out = append(out, m[1])
+	}
+	return out, nil
+}
+
+// readDocsRow reads one row of the docs table:
+// | `FILE`: "words of the line" | `names` | what to write |.
+func readDocsRow(at, row string) (docsRow, error) {
+	cells := strings.Split(strings.Trim(row, "|"), "|")
+	if len(cells) != 3 {
+		return docsRow{}, fmt.Errorf("%s: a row of %d cells, not the docs line, the names and what to write instead", at, len(cells))
+	}
+	r := docsRow{at: at}
+	file := codeSpan.FindStringSubmatch(cells[0])
+	anchor := docsAnchor.FindStringSubmatch(cells[0])
+	for _, f := range codeSpan.FindAllStringSubmatch(cells[1], -1) {
+		r.names = append(r.names, f[1])
+	}
+	if file == nil || anchor == nil || len(r.names) == 0 || strings.TrimSpace(cells[2]) == "" {
+		return docsRow{}, fmt.Errorf("%s: a docs row is | `FILE`: \"words of the line\" | `the names` | what to write instead |", at)
+	}
+	r.file, r.anchor = file[1], anchor[1]
+	return r, nil
 }
 
 // readRewrite reads one table row: | where | `before …` | `after …` |.
@@ -256,11 +515,59 @@ func readRewrite(at, row string) (rewrite, error) {
 	return rw, nil
 }
 
-// applyRecipeBook applies the book to the workflows below root and writes
-// every workflow back, read and re-encoded, with the new files the recipes
-// make. An empty book only re-encodes: that is the baseline a migrated
-// tree is compared with, so that encoding alone never differs.
+// applyRecipeBook applies every step of the book to the tree below root,
+// in order (see applySteps). An empty book only re-encodes the workflows:
+// that is the baseline a migrated tree is compared with, so that encoding
+// alone never differs.
 func applyRecipeBook(book *recipeBook, root string) error {
+	return applySteps(book, root, nil)
+}
+
+// applySteps applies the steps of the book in order, calling done (when
+// not nil) after each, and fails when a stand-in served no recipe.
+func applySteps(book *recipeBook, root string, done func(i int, st *step) error) error {
+	used := map[string]int{}
+	steps := book.steps
+	if len(steps) == 0 {
+		steps = []*step{{title: "nothing"}}
+	}
+	for i, st := range steps {
+		if err := applyStep(st, book.standIns, used, root, len(book.steps) == 0); err != nil {
+			return fmt.Errorf("%s: %w", st.title, err)
+		}
+		if done != nil {
+			if err := done(i, st); err != nil {
+				return err
+			}
+		}
+	}
+	for c, r := range book.standIns {
+		if used[c] == 0 && len(book.steps) > 0 {
+			return fmt.Errorf("%s: no recipe has a %q line for this block to stand in", r.at, c)
+		}
+	}
+	return nil
+}
+
+// applyStep applies one step: its rewrites and recipes to the workflows
+// below root, which it writes back, read and re-encoded, with the new
+// files the recipes make; then its edits of the Python, in the topic's
+// order. Only the workflows the step changes are written, as a user's
+// edit leaves the others alone (Miles' tests read some as text), unless
+// all says to re-encode every one.
+func applyStep(st *step, standIns map[string]recipe, used map[string]int, root string, all bool) error {
+	if err := applyWorkflows(st, standIns, used, root, all); err != nil {
+		return err
+	}
+	for _, e := range st.py {
+		if err := applyPyEdit(e, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyWorkflows(st *step, standIns map[string]recipe, used map[string]int, root string, all bool) error {
 	dir := filepath.Join(root, filepath.FromSlash(WorkflowDir))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -283,9 +590,11 @@ func applyRecipeBook(book *recipeBook, root string) error {
 		}
 		return name
 	}
-	for _, rw := range book.rewrites {
+	touched := map[string]bool{}
+	for _, rw := range st.rewrites {
 		for _, f := range rw.files {
 			p := where(f)
+			touched[p] = true
 			if !strings.Contains(texts[p], rw.before) {
 				return fmt.Errorf("%s: %s holds no %q to rewrite", rw.at, f, rw.before)
 			}
@@ -300,11 +609,11 @@ func applyRecipeBook(book *recipeBook, root string) error {
 		}
 		docs[p] = &doc
 	}
-	used := map[string]int{}
-	for _, r := range book.recipes {
-		text := expandStandIns(r, book.standIns, used)
+	for _, r := range st.recipes {
+		text := expandStandIns(r, standIns, used)
 		for _, f := range r.files {
 			p := where(f)
+			touched[p] = true
 			// Each file gets its own copy of the recipe's nodes.
 			var snippet yaml.Node
 			if err := yaml.Unmarshal([]byte(text), &snippet); err != nil {
@@ -338,7 +647,7 @@ func applyRecipeBook(book *recipeBook, root string) error {
 		}
 	}
 	written := map[string]string{}
-	for _, r := range book.files {
+	for _, r := range st.files {
 		for _, f := range r.files {
 			if first, ok := written[f]; ok {
 				return fmt.Errorf("%s: %s is held whole by the recipe at %s already", r.at, f, first)
@@ -362,12 +671,10 @@ func applyRecipeBook(book *recipeBook, root string) error {
 			}
 		}
 	}
-	for c, r := range book.standIns {
-		if used[c] == 0 {
-			return fmt.Errorf("%s: no recipe has a %q line for this block to stand in", r.at, c)
-		}
-	}
 	for p, doc := range docs {
+		if !all && !touched[p] {
+			continue
+		}
 		var buf bytes.Buffer
 		enc := yaml.NewEncoder(&buf)
 		enc.SetIndent(2)
@@ -563,7 +870,7 @@ jobs:
 `
 
 // smallTable rewrites the small workflow's one command.
-const smallTable = "| where | before | after |\n|---|---|---|\n| `ci.yml` | `make test` | `make check` |\n\n"
+const smallTable = "## Step 1: the small workflow\n\n| where | before | after |\n|---|---|---|\n| `ci.yml` | `make test` | `make check` |\n\n"
 
 func applyToSmall(t *testing.T, topic string) (string, error) {
 	t.Helper()
@@ -681,12 +988,17 @@ func TestRecipes_WhatCannotBePlacedIsAnError(t *testing.T) {
 		{"steps indented as in another file", "In `ci.yml`:\n\n```yaml\n  run:\n    steps:\n    - name: Test\n      env:\n        X: 1\n```\n", "column 7, the file's at 9"},
 		{"a key with no value", "In `ci.yml`:\n\n```yaml\n  run:\n    strategy:\n```\n", "shows no value"},
 		{"no table", "", "no table"},
-		{"a rewrite that finds nothing", "| where | before | after |\n|---|---|---|\n| `ci.yml` | `make tset …` | `make check …` |\n", `holds no "make tset"`},
+		{"a rewrite that finds nothing", "## Step 1: x\n\n| where | before | after |\n|---|---|---|\n| `ci.yml` | `make tset …` | `make check …` |\n", `holds no "make tset"`},
+		{"a recipe outside a step", "## Lint\n\nIn `ci.yml`:\n\n```yaml\n  run:\n    timeout-minutes: 5\n```\n", "a recipe outside a step"},
+		{"a step out of order", "## Step 3: y\n", "out of order"},
+		{"a python block without its marker", "Then:\n\n```python\nx = 1\n```\n", "a python block without a marker"},
+		{"a deletion of a file that is not there", "Delete `tests/gone.py`.\n", "there is no tests/gone.py"},
+		{"a deletion that names nothing", "In `tests/a.py`, delete the old ones.\n", "a deletion names nothing"},
 		{"an unused stand-in", "In place of each `# the install step (## Install)` line:\n\n```yaml\n- name: Install\n  run: ./install\n```\n", "no recipe has"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			topic := tc.topic
-			if !strings.HasPrefix(topic, "| where") && tc.want != "no table" {
+			if !strings.HasPrefix(topic, "## Step") && tc.want != "no table" {
 				topic = smallTable + topic
 			}
 			_, err := applyToSmall(t, topic)

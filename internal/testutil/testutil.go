@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -79,3 +80,32 @@ func MilesCheckout(t testing.TB) string {
 	}
 	return root
 }
+
+// Pytest returns a python3 that imports pytest and yaml, for a test that
+// runs a Python test suite (Miles' tests/ci/test); see Skip. Debian's
+// /usr/bin/python3 comes first, as .ci/run installs python3-pytest and
+// python3-yaml for it; then python3 on PATH.
+func Pytest(t testing.TB) string {
+	t.Helper()
+	pytestOnce.Do(func() {
+		candidates := []string{"/usr/bin/python3"}
+		if p, err := exec.LookPath("python3"); err == nil {
+			candidates = append(candidates, p)
+		}
+		for _, p := range candidates {
+			if exec.Command(p, "-c", "import pytest, yaml").Run() == nil {
+				pytestPath = p
+				return
+			}
+		}
+	})
+	if pytestPath == "" {
+		Skip(t, "no python3 with pytest and PyYAML (apt-get install python3-pytest python3-yaml)")
+	}
+	return pytestPath
+}
+
+var (
+	pytestOnce sync.Once
+	pytestPath string
+)
