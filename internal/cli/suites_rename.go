@@ -38,12 +38,12 @@ func newCmdSuitesRename(f *Factory, runF func(*SuitesRenameOptions) error) *cobr
 		Short: "Rename a suite everywhere the repository keeps its name",
 		Long: `Rename suite OLD to NEW in every place the repository keeps the name: the
 roster in the configuration file, the workflows (job id, needs:, skip guards,
---suite words, matrix values, comments), the suite literal of every register
+--suite words, matrix values, comments, shard names built on it), the suite literal of every register
 call, and, while they exist, the suite lists of tests/ci/run_suite.py,
 stage_selection.py and file_run.py. Only the name's bytes change. A place
 that cannot be renamed safely (a name built by an f-string or by adjacent
-strings, a YAML anchor, the name inside a longer word that is no suite or job
-id) is reported as FILE:LINE, and then nothing is written at all. The roster
+strings, a YAML anchor, the name inside a longer word that is no suite, job
+id or shard name) is reported as FILE:LINE, and then nothing is written at all. The roster
 must be a file of the repository (miles-ci config --init writes one). With
 --dry-run, print the diff and write nothing. See "miles-ci help config".`,
 		Example: `  miles-ci suites rename stage-c-8-gpu-h100 stage-c-8-gpu-h100x --dry-run

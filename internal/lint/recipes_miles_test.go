@@ -812,16 +812,8 @@ func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t 
 	python := testutil.NeedPython(t)
 	bash := testutil.NeedCommand(t, "bash")
 	gobin := testutil.NeedCommand(t, "go")
-	bin := filepath.Join(t.TempDir(), "miles-ci")
-	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
-	build.Dir = testutil.ModuleRoot(t)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-
-	book, err := readRecipeBook("migrate.md", migrateTopic(t))
-	require.NoError(t, err)
-	root := milesRecipeTree(t, ref)
-	require.NoError(t, applyRecipeBook(book, root))
+	bin := buildMilesCI(t, gobin)
+	root := migratedMiles(t, ref)
 
 	var nightly struct {
 		Jobs map[string]struct {
@@ -889,4 +881,95 @@ func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t 
 	assert.Equal(t, 127, got.status)
 	assert.Empty(t, got.stdout)
 	assert.Equal(t, "tests/ci/run_suite.py: miles-ci is not on the PATH; install it (miles-ci help migrate, ## Install)\n", got.stderr)
+}
+
+// buildMilesCI builds the binary of this module for a test.
+func buildMilesCI(t *testing.T, gobin string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "miles-ci")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
+	build.Dir = testutil.ModuleRoot(t)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+// migratedMiles is a copy of the pinned Miles taken through every step of
+// the topic.
+func migratedMiles(t *testing.T, ref string) string {
+	t.Helper()
+	book, err := readRecipeBook("migrate.md", migrateTopic(t))
+	require.NoError(t, err)
+	root := milesRecipeTree(t, ref)
+	require.NoError(t, applyRecipeBook(book, root))
+	return root
+}
+
+// On Miles taken through every step (with Step 1's roster file), the
+// finished migration still takes the two changes a maintainer makes next:
+// renaming a GPU suite with suites rename leaves lint as it was and lists
+// the same tests under the new name, and an external nightly that still
+// calls the Python runner once the compatibility entry point is gone is
+// an external-entry error at its line.
+func TestMigrateTopic_TheMigratedCopyRenamesASuiteAndGuardsTheNightly(t *testing.T) {
+	t.Parallel()
+	ref := testutil.MilesRef(t)
+	bin := buildMilesCI(t, testutil.NeedCommand(t, "go"))
+	root := migratedMiles(t, ref)
+	miles := func(args ...string) (string, int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--root", root}, args...)...)
+		cmd.Env = append(os.Environ(), "GITHUB_ACTIONS=", "GITHUB_RUN_ID=")
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("miles-ci %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	// Step 1, as the topic shows it.
+	out, code := miles("config", "--init")
+	require.Zero(t, code, out)
+
+	const oldName, newName = "stage-c-8-gpu-h100", "stage-c-8-gpu-h100-nvl"
+	lintBefore, code := miles("lint")
+	require.Zero(t, code, lintBefore)
+	listing := func(suite string) string {
+		t.Helper()
+		out, code := miles("run", "--hw", "cuda", "--suite", suite, "--cadence", "nightly", "--match-all-labels", "--list-only")
+		require.Zero(t, code, out)
+		return out
+	}
+	before := listing(oldName)
+	require.Contains(t, before, "tests/e2e/megatron/test_stage_c_8_gpu_h100.py")
+
+	out, code = miles("suites", "rename", oldName, newName)
+	require.Zero(t, code, out)
+	lintAfter, code := miles("lint")
+	assert.Zero(t, code, lintAfter)
+	assert.Equal(t, lintBefore, lintAfter, "lint after the rename")
+	assert.Contains(t, lintAfter, "\n0 errors, ")
+	assert.Equal(t, strings.ReplaceAll(before, oldName, newName), listing(newName), "run --list-only of the new name")
+	_, code = miles("run", "--hw", "cuda", "--suite", oldName, "--list-only")
+	assert.NotZero(t, code, "the old name is no suite any more")
+
+	// The nightly as it calls the Python runner today: fine while the
+	// compatibility entry point stands, an error at its line once it goes.
+	nightly, err := filepath.Abs(nightlyFixedFile)
+	require.NoError(t, err)
+	out, code = miles("lint", "--external", nightly)
+	assert.NotContains(t, out, "external-entry", "with tests/ci/run_suite.py in place")
+	require.NoError(t, os.Remove(filepath.Join(root, "tests", "ci", "run_suite.py")))
+	out, code = miles("lint", "--external", nightly)
+	assert.NotZero(t, code)
+	line := 0
+	for i, l := range strings.Split(readText(t, nightlyFixedFile), "\n") {
+		if strings.Contains(l, "python3 tests/ci/run_suite.py") {
+			line = i + 1
+		}
+	}
+	require.NotZero(t, line)
+	assert.Regexp(t, regexp.QuoteMeta(nightly)+":"+strconv.Itoa(line)+":[0-9]+: error: .*tests/ci/run_suite.py.* \\[external-entry\\]", out)
 }

@@ -232,11 +232,32 @@ func isNameByte(c byte) bool {
 // name characters around it: the name itself when it stands alone.
 type occurrence struct {
 	at    int
+	lo    int // where token starts
 	token string
 	name  string
 }
 
 func (o occurrence) whole() bool { return o.token == o.name }
+
+// shard returns, for a name that stands inside a word as the stem of one
+// of its shards' names, that word cut after the name: "report-" + name
+// from "report-NAME-${{ matrix.partition_id }}", name from "NAME-1" or
+// "NAME-*". The word then holds the name as a shard name does: nothing
+// or a prefix ending in "-" before it, and after it "-" and a shard
+// number, or "-" at the end of the word (an expression or a glob follows).
+// ok is false for any other word.
+func (o occurrence) shard() (stem string, ok bool) {
+	pre := o.token[:o.at-o.lo]
+	post := o.token[o.at-o.lo+len(o.name):]
+	if pre != "" && !strings.HasSuffix(pre, "-") {
+		return "", false
+	}
+	digits, ok := strings.CutPrefix(post, "-")
+	if !ok || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	return pre + o.name, true
+}
 
 // occurrences finds every place name stands in s.
 func occurrences(s []byte, name string) []occurrence {
@@ -254,28 +275,9 @@ func occurrences(s []byte, name string) []occurrence {
 		for hi < len(s) && isNameByte(s[hi]) {
 			hi++
 		}
-		out = append(out, occurrence{at: at, token: string(s[lo:hi]), name: name})
+		out = append(out, occurrence{at: at, lo: lo, token: string(s[lo:hi]), name: name})
 		from = at + 1
 	}
-}
-
-// replaceWord is s with every whole-word old replaced by new.
-func replaceWord(s, old, new string) string {
-	if !strings.Contains(s, old) {
-		return s
-	}
-	var sb strings.Builder
-	at := 0
-	for _, o := range occurrences([]byte(s), old) {
-		if !o.whole() || o.at < at {
-			continue
-		}
-		sb.WriteString(s[at:o.at])
-		sb.WriteString(new)
-		at = o.at + len(old)
-	}
-	sb.WriteString(s[at:])
-	return sb.String()
 }
 
 // apply returns src with every edit's bytes replaced by text and every

@@ -167,7 +167,7 @@ func TestDecide_RefusesWhatItCannotRenameSafelyAndChangesNothing(t *testing.T) {
 			Src: []byte("CI_SUITES = {HWBackend.CUDA: [\"stage-\"\n  \"x\"]}\n")},
 			"tests/ci/run_suite.py:1: cannot rename stage-x: the string is made of 2 adjacent string literals; write it as one"},
 		{"a longer word", workflow("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: upload stage-x-logs\n"),
-			`.github/workflows/pr.yml:6: cannot rename stage-x: it stands inside "stage-x-logs", which is no suite of the roster and no job id, so whether it names the suite is unclear: rename that word by hand, or set the name apart`},
+			`.github/workflows/pr.yml:6: cannot rename stage-x: it stands inside "stage-x-logs", which is no suite of the roster, no job id and no shard name of the suite, so whether it names the suite is unclear: rename that word by hand, or set the name apart`},
 		{"an anchor", workflow("on: push\njobs:\n  a:\n    runs-on: x\n    steps: &stage-x\n      - run: echo\n  b:\n    runs-on: x\n    steps: *stage-x\n"),
 			`.github/workflows/pr.yml:5: cannot rename stage-x: the YAML anchor &stage-x holds it; rename the anchor and its aliases by hand first`},
 		{"an escape in YAML", workflow("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: \"miles-ci run --suite stage\\x2Dx\"\n"),
@@ -245,4 +245,38 @@ func TestCheck_ValidatesTheNames(t *testing.T) {
 	assert.Equal(t, "did you mean stage-x?", unknown.HintLine())
 	assert.EqualError(t, Check(config.Default(), "stage-a-cpu", "stage-z"),
 		"the roster in effect is miles-ci's built-in one, which a rename cannot edit: run `miles-ci config --init` to write it into .miles-ci.yaml, commit it, then rename")
+}
+
+// The names a workflow builds on a suite's for its shards (an artifact
+// per shard, a download pattern, an example shard in a description) are
+// renamed with it; those of a suite whose name ends with this one's, and
+// words that merely begin with it, are not.
+func TestDecide_ShardNamesBuiltOnTheSuiteAreRenamed(t *testing.T) {
+	wf := workflow(`on: [pull_request]
+jobs:
+  stage-x:
+    runs-on: ubuntu-latest
+    steps:
+      - run: miles-ci run --hw cuda --suite stage-x
+      - uses: actions/upload-artifact@v4
+        with: {name: "report-stage-x-${{ matrix.partition_id }}", path: r}
+      - uses: actions/download-artifact@v4
+        with: {pattern: report-stage-x-*, path: r}
+      - run: echo "a shard, as stage-x-1, or of the nightly, as nightly-stage-x-1 and report-nightly-stage-x-${{ matrix.id }}"
+`)
+	p := decide(t, "stage-x", "stage-z", roster(), wf)
+	require.Empty(t, refusals(p))
+	want := strings.NewReplacer(
+		"  stage-x:", "  stage-z:",
+		"--suite stage-x", "--suite stage-z",
+		`"report-stage-x-$`, `"report-stage-z-$`,
+		"report-stage-x-*", "report-stage-z-*",
+		"as stage-x-1", "as stage-z-1",
+	).Replace(string(wf.Src))
+	assert.Equal(t, want, newText(p, wf.Path))
+
+	for _, word := range []string{"stage-x-logs", "stage-x-1a", "prestage-x-1"} {
+		p := decide(t, "stage-x", "stage-z", roster(), workflow("on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: upload "+word+"\n"))
+		assert.Len(t, refusals(p), 1, "%s is no shard name of stage-x", word)
+	}
 }

@@ -93,13 +93,11 @@ func (d *decider) yaml(f File, y *yamlFile) {
 	var edits []Edit
 	for _, o := range occurrences(f.Src, d.old) {
 		line := lineOf(f.Src, o.at)
-		switch {
-		case o.whole():
+		switch d.judge(o) {
+		case renameIt:
 			edits = append(edits, Edit{Start: o.at, End: o.at + len(d.old), Line: line})
-		case d.known[o.token]:
-			// Another suite or job, whose name holds this one.
-		default:
-			d.refuse(f.Path, line, "it stands inside %q, which is no suite of the roster and no job id, so whether it names the suite is unclear: rename that word by hand, or set the name apart", o.token)
+		case unclear:
+			d.refuse(f.Path, line, "it stands inside %q, which is no suite of the roster, no job id and no shard name of the suite, so whether it names the suite is unclear: rename that word by hand, or set the name apart", o.token)
 		}
 	}
 	// The read-back runs without edits too: a value that holds the name
@@ -137,7 +135,7 @@ func (d *decider) anchors(f File, n *yaml.Node) {
 	if n == nil {
 		return
 	}
-	if n.Anchor != "" && replaceWord(n.Anchor, d.old, d.new) != n.Anchor {
+	if n.Anchor != "" && d.replace(n.Anchor) != n.Anchor {
 		d.refuse(f.Path, n.Line, "the YAML anchor &%s holds it; rename the anchor and its aliases by hand first", n.Anchor)
 	}
 	if n.Kind == yaml.AliasNode {
@@ -153,7 +151,7 @@ func (d *decider) anchors(f File, n *yaml.Node) {
 // the old ones with the name replaced. It returns the first node that
 // differs and how, or nil.
 func (d *decider) sameButName(a, b *yaml.Node) (*yaml.Node, string) {
-	rw := func(s string) string { return replaceWord(s, d.old, d.new) }
+	rw := d.replace
 	switch {
 	case a.Kind != b.Kind || len(a.Content) != len(b.Content):
 		return a, "its structure would change"
@@ -272,4 +270,59 @@ func yamlErrorLine(err error) int {
 // oneLine keeps a message on one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// verdict is what a rename does with one place the old name stands.
+type verdict int
+
+const (
+	renameIt verdict = iota
+	leaveIt
+	unclear
+)
+
+// judge decides one place the name stands in a workflow or the roster
+// file: the name as a word of its own is renamed, and so is the stem of
+// one of its shards' names (occurrence.shard: an artifact per shard, a
+// download pattern, an example shard); inside the name of another suite
+// or job, or of one of their shards, it stays; anywhere else it is
+// unclear.
+func (d *decider) judge(o occurrence) verdict {
+	switch {
+	case o.whole():
+		return renameIt
+	case d.known[o.token]:
+		return leaveIt
+	}
+	stem, ok := o.shard()
+	if !ok {
+		return unclear
+	}
+	// report-nightly-NAME-1 is a shard of nightly-NAME, not of NAME.
+	for rest := stem; rest != d.old && rest != ""; {
+		if d.known[rest] {
+			return leaveIt
+		}
+		_, rest, _ = strings.Cut(rest, "-")
+	}
+	return renameIt
+}
+
+// replace is s with every place judge renames renamed.
+func (d *decider) replace(s string) string {
+	if !strings.Contains(s, d.old) {
+		return s
+	}
+	var sb strings.Builder
+	at := 0
+	for _, o := range occurrences([]byte(s), d.old) {
+		if o.at < at || d.judge(o) != renameIt {
+			continue
+		}
+		sb.WriteString(s[at:o.at])
+		sb.WriteString(d.new)
+		at = o.at + len(d.old)
+	}
+	sb.WriteString(s[at:])
+	return sb.String()
 }
