@@ -31,19 +31,6 @@ if [ "$RUNNER_NAME" = novita-host5 ] && [ ! -e flaked ]; then
 fi
 echo passed`)
 
-// buildMilesCI builds miles-ci as make build does, into a directory of
-// the test, and returns its path.
-func buildMilesCI(t *testing.T) string {
-	t.Helper()
-	gobin := testutil.NeedCommand(t, "go")
-	bin := filepath.Join(t.TempDir(), "miles-ci")
-	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
-	build.Dir = testutil.ModuleRoot(t)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
-}
-
 // TestReportHosts_NamesTheBrokenRunnerOfRealRuns replays #2542 with the
 // binary: a suite of four files in two shards, run by three runs on
 // four runners. novita-host2 fails every file it runs: in run 1001 no
@@ -54,7 +41,7 @@ func buildMilesCI(t *testing.T) string {
 // and no other.
 func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 	t.Parallel()
-	bin := buildMilesCI(t)
+	bin := testutil.BuildMilesCI(t)
 	root := testutil.TempTree(t, map[string]string{
 		"tests/fast-gpu/test_a.py": hostTest, "tests/fast-gpu/test_b.py": hostTest,
 		"tests/fast-gpu/test_c.py": hostTest, "tests/fast-gpu/test_d.py": hostTest,

@@ -811,8 +811,7 @@ func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t 
 	ref := testutil.MilesRef(t)
 	python := testutil.NeedPython(t)
 	bash := testutil.NeedCommand(t, "bash")
-	gobin := testutil.NeedCommand(t, "go")
-	bin := buildMilesCI(t, gobin)
+	bin := testutil.BuildMilesCI(t)
 	root := migratedMiles(t, ref)
 
 	var nightly struct {
@@ -883,17 +882,6 @@ func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t 
 	assert.Equal(t, "tests/ci/run_suite.py: miles-ci is not on the PATH; install it (miles-ci help migrate, ## Install)\n", got.stderr)
 }
 
-// buildMilesCI builds the binary of this module for a test.
-func buildMilesCI(t *testing.T, gobin string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "miles-ci")
-	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
-	build.Dir = testutil.ModuleRoot(t)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
-}
-
 // migratedMiles is a copy of the pinned Miles taken through every step of
 // the topic.
 func migratedMiles(t *testing.T, ref string) string {
@@ -914,7 +902,7 @@ func migratedMiles(t *testing.T, ref string) string {
 func TestMigrateTopic_TheMigratedCopyRenamesASuiteAndGuardsTheNightly(t *testing.T) {
 	t.Parallel()
 	ref := testutil.MilesRef(t)
-	bin := buildMilesCI(t, testutil.NeedCommand(t, "go"))
+	bin := testutil.BuildMilesCI(t)
 	root := migratedMiles(t, ref)
 	miles := func(args ...string) (string, int) {
 		t.Helper()

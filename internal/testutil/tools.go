@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -59,4 +60,19 @@ func moduleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// BuildMilesCI builds this module's miles-ci into a directory of the
+// test, as make build does but without the stamped version, and returns
+// its path.
+func BuildMilesCI(t testing.TB) string {
+	t.Helper()
+	gobin := NeedCommand(t, "go")
+	bin := filepath.Join(t.TempDir(), "miles-ci")
+	build := exec.Command(gobin, "build", "-o", bin, "./cmd/miles-ci")
+	build.Dir = ModuleRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/miles-ci: %v\n%s", err, out)
+	}
+	return bin
 }
