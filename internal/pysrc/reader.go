@@ -268,17 +268,17 @@ func checkText(src []byte) error {
 			}
 			at += n
 		}
-		return &SyntaxError{Line: lineOf(src, at), Kind: ErrEncoding, Msg: fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid UTF-8", src[at], at)}
+		return &SyntaxError{Line: LineOf(src, at), Kind: ErrEncoding, Msg: fmt.Sprintf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid UTF-8", src[at], at)}
 	}
 	if at := bytes.IndexByte(src, 0); at >= 0 {
-		return &SyntaxError{Line: lineOf(src, at), Kind: ErrEncoding, Msg: "source code string cannot contain null bytes"}
+		return &SyntaxError{Line: LineOf(src, at), Kind: ErrEncoding, Msg: "source code string cannot contain null bytes"}
 	}
 	return nil
 }
 
-// lineOf returns the 1-based line of offset at, counting "\n", "\r\n" and
-// a lone "\r" as one line break each.
-func lineOf(src []byte, at int) int {
+// LineOf returns the 1-based line of offset at, counting "\n", "\r\n" and
+// a lone "\r" as one line break each, as Python does.
+func LineOf(src []byte, at int) int {
 	line := 1
 	for i := 0; i < at && i < len(src); i++ {
 		if src[i] == '\n' || src[i] == '\r' && (i+1 >= len(src) || src[i+1] != '\n') {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pysrc"
 )
 
 // Role says which of a repository's files a File is, and so which of its
@@ -213,7 +214,7 @@ func (d *decider) change(f File, edits []Edit, text []byte) {
 	var lines []int
 	for _, o := range occurrences(f.Src, d.old) {
 		if o.whole() && !covered[o.at] {
-			if l := lineOf(f.Src, o.at); !slices.Contains(lines, l) {
+			if l := pysrc.LineOf(f.Src, o.at); !slices.Contains(lines, l) {
 				lines = append(lines, l)
 			}
 		}
@@ -291,16 +292,4 @@ func apply(src []byte, edits []Edit, text string) []byte {
 		at = e.End
 	}
 	return append(out, src[at:]...)
-}
-
-// lineOf is the 1-based line of offset at: "\n", "\r\n" and a lone "\r"
-// end a line.
-func lineOf(src []byte, at int) int {
-	line := 1
-	for i := 0; i < at && i < len(src); i++ {
-		if src[i] == '\n' || src[i] == '\r' && (i+1 >= len(src) || src[i+1] != '\n') {
-			line++
-		}
-	}
-	return line
 }

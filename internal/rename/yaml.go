@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/pysrc"
 )
 
 // A YAML file (the roster, a workflow) keeps the name in many forms: a job
@@ -92,7 +93,7 @@ func (d *decider) yaml(f File, y *yamlFile) {
 	}
 	var edits []Edit
 	for _, o := range occurrences(f.Src, d.old) {
-		line := lineOf(f.Src, o.at)
+		line := pysrc.LineOf(f.Src, o.at)
 		switch d.judge(o) {
 		case renameIt:
 			edits = append(edits, Edit{Start: o.at, End: o.at + len(d.old), Line: line})
