@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path"
@@ -161,6 +162,17 @@ func readEntries(root string) map[string]bool {
 		has[e.path] = err == nil && st.Mode().IsRegular()
 	}
 	return has
+}
+
+// readCompat returns RunSuitePath when the runner below root is the
+// compatibility entry point of the migration's last step: a file that
+// runs miles-ci and holds no CI_SUITES. "" otherwise.
+func readCompat(root string) string {
+	src, bad := readRunSuite(root)
+	if bad != nil || !bytes.Contains(src, []byte(`"miles-ci"`)) || bytes.Contains(src, []byte(ciSuitesName)) {
+		return ""
+	}
+	return RunSuitePath
 }
 
 // checkExternalEntry reports a command of an external job that calls a

@@ -217,28 +217,53 @@ func (c *checker) stepInstalls(st *yaml.Node, depth int) (ok bool, why string) {
 // point classify reads (through wrappers), or the command's own program
 // (`miles-ci file-run`, `miles-ci lint`). A miles-ci called by a path
 // says where it comes from, and is not this rule's.
-func runsMilesCI(words []word) (int, bool) {
+//
+// compat, when not "", is the repository's compatibility entry point
+// (tests/ci/run_suite.py that runs miles-ci run): a call of it runs
+// miles-ci too, and its word is the script's.
+func runsMilesCI(words []word, compat string) (i int, ok, viaCompat bool) {
 	if inv := classify(words); inv != nil {
-		return inv.prog, words[inv.prog].text == "miles-ci"
+		if compat != "" && inv.script >= 0 && inv.entry == compat {
+			return inv.script, true, true
+		}
+		return inv.prog, words[inv.prog].text == "miles-ci", false
 	}
-	i := 0
 	for i < len(words) && (assignmentWord.MatchString(words[i].text) || words[i].text == "exec") {
 		i++
 	}
-	return i, i < len(words) && words[i].text == "miles-ci"
+	return i, i < len(words) && words[i].text == "miles-ci", false
 }
 
 // milesCICall is the first command of a script that calls miles-ci by its
-// bare name, and its miles-ci word placed in the file.
+// bare name, and its miles-ci word placed in the file (or the word of the
+// compatibility entry point that runs it).
 type milesCICall struct {
 	inv  *invocation
 	word word
+	// compat says the word is the compatibility entry point's.
+	compat bool
+}
+
+// what names what the call runs, for a message.
+func (m *milesCICall) what() string {
+	if m.compat {
+		return m.word.text + " (the compatibility entry point, which runs miles-ci)"
+	}
+	return "miles-ci"
+}
+
+// notFound is how the step fails without miles-ci on PATH.
+func (m *milesCICall) notFound() string {
+	if m.compat {
+		return "the entry point's \"miles-ci is not on the PATH\" and status 127"
+	}
+	return "\"miles-ci: command not found\""
 }
 
 // firstMilesCI returns the first command of the script in the scalar node
-// n that calls miles-ci by its bare name, or nil. A script YAML aliases
-// into many jobs is read once.
-func (wf *workflow) firstMilesCI(n *yaml.Node) *milesCICall {
+// n that calls miles-ci by its bare name (or through compat, see
+// runsMilesCI), or nil. A script YAML aliases into many jobs is read once.
+func (wf *workflow) firstMilesCI(n *yaml.Node, compat string) *milesCICall {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return nil
 	}
@@ -251,9 +276,9 @@ func (wf *workflow) firstMilesCI(n *yaml.Node) *milesCICall {
 	var call *milesCICall
 	cmds := splitScript(n.Value)
 	for _, words := range cmds {
-		if i, ok := runsMilesCI(words); ok {
+		if i, ok, via := runsMilesCI(words, compat); ok {
 			wf.placeWords(n, cmds)
-			call = &milesCICall{inv: &invocation{node: n, words: words}, word: words[i]}
+			call = &milesCICall{inv: &invocation{node: n, words: words}, word: words[i], compat: via}
 			break
 		}
 	}
@@ -300,9 +325,9 @@ func (c *checker) checkJobInstall(j *job) {
 			note = "; " + why
 		}
 		_, run := lookup(st, "run")
-		if call := j.wf.firstMilesCI(run); call != nil {
-			c.atWord(j, call.inv, call.word, RuleNoInstall, "job %s runs miles-ci with no install step before it, so GitHub fails the step with \"miles-ci: command not found\": %s%s",
-				pyfmt.Repr(j.id), installHint, note)
+		if call := j.wf.firstMilesCI(run, c.compat); call != nil {
+			c.atWord(j, call.inv, call.word, RuleNoInstall, "job %s runs %s with no install step before it, so GitHub fails the step with %s: %s%s",
+				pyfmt.Repr(j.id), call.what(), call.notFound(), installHint, note)
 			return
 		}
 	}
@@ -314,7 +339,7 @@ func (c *checker) checkJobInstall(j *job) {
 // step that does. The finding stands at the command, where the call
 // says it runs miles-ci. Another repository's workflow is not seen.
 func (c *checker) checkCalledInstall(j *job, cmd *yaml.Node) {
-	call := j.wf.firstMilesCI(cmd)
+	call := j.wf.firstMilesCI(cmd, c.compat)
 	if call == nil {
 		return
 	}

@@ -99,6 +99,34 @@ func TestNoInstall_WhatCountsAsAnInstallStep(t *testing.T) {
 	}
 }
 
+// After the migration's last step tests/ci/run_suite.py is the
+// compatibility entry point, which runs miles-ci: a job that calls it
+// needs the install as a job that calls miles-ci does. The runner of
+// before the migration (with its CI_SUITES) needs none.
+func TestNoInstall_TheCompatibilityEntryPointRunsMilesCI(t *testing.T) {
+	const (
+		ci     = ".github/workflows/ci.yml:"
+		call   = "      - run: python3 tests/ci/run_suite.py --hw cpu --suite stage-a-cpu\n"
+		compat = "import os\nimport sys\n\nif __name__ == \"__main__\":\n    os.execvp(\"miles-ci\", [\"miles-ci\", \"run\", *sys.argv[1:]])\n"
+	)
+	shim := map[string]string{RunSuitePath: compat}
+	noInstall := func(findings []string) []string {
+		var out []string
+		for _, f := range findings {
+			if strings.HasSuffix(f, "[no-install]") {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, []string{ci + "7:22: error: job 'lint' runs tests/ci/run_suite.py (the compatibility entry point, which runs miles-ci) with no install step before it, " +
+		"so GitHub fails the step with the entry point's \"miles-ci is not on the PATH\" and status 127: " +
+		"add the step `uses: ./.github/actions/setup-miles-ci` after its checkout (miles-ci help migrate) [no-install]"},
+		noInstall(lintJob(t, checkout+call, shim)))
+	assert.Empty(t, noInstall(lintJob(t, checkout+setup+call, shim)), "installed first")
+	assert.Empty(t, noInstall(lintJob(t, checkout+call, nil)), "the Python runner of before the migration")
+}
+
 // The sample's stage jobs call a reusable workflow: the install belongs
 // in the called job, before its step that runs the command; the finding
 // stands at the caller's miles-ci, where the call says it runs one.

@@ -114,7 +114,7 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 		return nil, err
 	}
 	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
-		actions: readActions(root, wfs), entries: readEntries(root)}
+		actions: readActions(root, wfs), entries: readEntries(root), compat: readCompat(root)}
 	// A node that YAML aliases into two jobs is checked once per job; the
 	// same finding at the same place is reported once (see findingSet).
 	for _, f := range findings {

@@ -32,6 +32,9 @@ type checker struct {
 	actions map[string]*localAction
 	// entries says which of the Python entry points the repository has.
 	entries map[string]bool
+	// compat is RunSuitePath when the repository keeps it as the
+	// compatibility entry point that runs miles-ci run, else "".
+	compat string
 
 	// isPolicy and jobByID are the workflow being checked's policy jobs
 	// and its jobs by id (the last of an id, as YAML keeps it).
