@@ -54,8 +54,24 @@ func (h *historyFilterFlags) bind(fs *pflag.FlagSet, suite bool) {
 		flagkind.String(fs, &h.Suite, "suite", "", "only the runs of `SUITE`", flagkind.Choice)
 	}
 	flagkind.String(fs, &h.Cadence, "cadence", "", "only the runs under `CADENCE` (regular, nightly, weekly, release)", flagkind.Choice)
-	flagkind.Set(fs.VarPF(intValue{&h.Last}, "last", "", "only the latest `N` runs (a workflow run's shards are one run)"), flagkind.Number)
-	flagkind.Set(fs.VarPF(intValue{&h.Days}, "days", "", "only the runs that started in the last `D` days"), flagkind.Number)
+	flagkind.Set(fs.VarPF(countValue{&h.Last}, "last", "", "only the latest `N` runs (a workflow run's shards are one run)"), flagkind.Number)
+	flagkind.Set(fs.VarPF(countValue{&h.Days}, "days", "", "only the runs that started in the last `D` days"), flagkind.Number)
+}
+
+// countValue is --last and --days: a count of at least 1. Left out, the
+// flag narrows nothing; a 0 would mean the same, so the whole history
+// would answer a question asked about none of it: it is refused.
+type countValue intValue
+
+func (v countValue) String() string { return intValue(v).String() }
+func (v countValue) Type() string   { return "int" }
+func (v countValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q is not a whole number >= 1 (leave the flag out to read the whole history)", s)
+	}
+	*v.p = n
+	return nil
 }
 
 // maxHistoryDays bounds --days: a century covers any history, and keeps

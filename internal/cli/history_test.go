@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -538,4 +540,40 @@ func TestTimingsApply_ASuggestedCommandNeverPrintsTheURL(t *testing.T) {
 	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from "$MILES_CI_HISTORY_URL"`, opts.command(f, timings.Write))
 	opts.From, opts.Inputs = "reports/", []string{"-odd.json"}
 	assert.Equal(t, `miles-ci timings apply --quantile 0.9 --last 20 --from reports/ --check -- -odd.json`, opts.command(f, timings.Check))
+}
+
+// --last 0 and --days 0 once read the whole history (timings apply
+// rewrote est_time values from every run): every command that takes the
+// flags refuses a 0 as a usage error naming the flag, and still takes 1.
+func TestHistoryFilters_ZeroLastOrDaysIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	root := NewCmdRoot(&Factory{})
+	var takers []string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			walk(sub, append(slices.Clone(path), sub.Name()))
+		}
+		if c.Flags().Lookup("last") == nil && c.Flags().Lookup("days") == nil {
+			return
+		}
+		takers = append(takers, strings.Join(path, " "))
+		for _, flag := range []string{"--last", "--days"} {
+			require.NotNil(t, c.Flags().Lookup(flag[2:]), "%v takes --last and --days together", path)
+			for _, spelling := range [][]string{{flag, "0"}, {flag + "=0"}, {flag, "-0"}} {
+				args := append(append(slices.Clone(path), "--from", dir), spelling...)
+				code, out, errOut := askAt(t, args...)
+				assert.Equal(t, exitUsage, code, "%v: %s", args, errOut)
+				assert.Empty(t, out, "%v", args)
+				first, _, _ := strings.Cut(errOut, "\n")
+				assert.Contains(t, first, `"`+flag+`"`, "%v: the error names the flag", args)
+				assert.Contains(t, first, "not a whole number >= 1", "%v", args)
+			}
+			args := append(append(slices.Clone(path), "--from", dir), flag, "1")
+			code, _, errOut := askAt(t, args...)
+			assert.NotEqual(t, exitUsage, code, "%v: 1 is a count: %s", args, errOut)
+		}
+	}
+	walk(root, nil)
+	assert.ElementsMatch(t, []string{"history timings", "history flaky", "history hosts", "history setup", "timings apply"}, takers)
 }
