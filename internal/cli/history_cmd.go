@@ -66,8 +66,8 @@ type countValue intValue
 func (v countValue) String() string { return intValue(v).String() }
 func (v countValue) Type() string   { return "int" }
 func (v countValue) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
+	n := 0
+	if err := (intValue{&n}).Set(s); err != nil || n < 1 {
 		return fmt.Errorf("%q is not a whole number >= 1 (leave the flag out to read the whole history)", s)
 	}
 	*v.p = n
