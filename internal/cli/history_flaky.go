@@ -207,8 +207,10 @@ func historyHostsRun(ctx context.Context, f *Factory, opts *HistoryHostsOptions)
 			textfmt.CountNoun(hostless, "attempt"))
 	}
 	if rows == 0 && !opts.JSON {
-		_, err := fmt.Fprintln(f.Out, noAttempt)
-		return err
+		if _, err := fmt.Fprintln(f.Out, noAttempt); err != nil {
+			return err
+		}
+		return hostsVerdict(a.Result(), opts.Strict)
 	}
 	return printHosts(f, a.Result(), opts.JSON, opts.Strict)
 }

@@ -365,6 +365,50 @@ func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testi
 	assert.Equal(t, 0, code, recent)
 	assert.Contains(t, recent, "Verdict: no suspect host among 3 hosts\n")
 	assert.Equal(t, []string{"runner-x", "c272,c281,c290", "3", "6", "5", "1", "0", "1"}, hostLine(recent, "runner-x"))
+
+	// A suite no run ran: no host, and --strict cannot vouch for one.
+	for _, from := range append([]string{dir}, urls...) {
+		code, out, errOut := askAt(t, "history", "hosts", "--suite", "nosuch", "--strict", "--from", from)
+		assert.Equal(t, exitFailure, code, "%s", errOut)
+		assert.Equal(t, noAttempt+"\n", out)
+		assert.Equal(t, "error: "+strictNoHost+"\n", errOut)
+		code, out, errOut = askAt(t, "history", "hosts", "--suite", "nosuch", "--from", from)
+		assert.Equal(t, 0, code, "without --strict, nothing is an answer: %s", errOut)
+		assert.Equal(t, noAttempt+"\n", out)
+	}
+}
+
+// strictNoHost is the error of --strict over an answer with no host.
+const strictNoHost = "--strict: the answer holds no host, so none is vouched for"
+
+// history hosts --strict over nothing exits 1, as report hosts --strict
+// does over the same nothing: an empty directory, or one of files that
+// are no run reports. Without --strict, history hosts answers that no
+// attempt matches.
+func TestHistoryHosts_StrictOverNothingFailsAsReportHostsDoes(t *testing.T) {
+	empty := t.TempDir()
+	foreign := t.TempDir()
+	testutil.WriteTree(t, foreign, map[string]string{
+		"timings.json": `{"tests/e2e/test_a.py": 60}`,
+		"notes.json":   `{"note": "not a report"}`,
+	})
+	for name, dir := range map[string]string{"an empty directory": empty, "a directory of non-reports": foreign} {
+		t.Run(name, func(t *testing.T) {
+			rcode, _, rerr := askAt(t, "report", "hosts", "--strict", dir)
+			require.Equal(t, exitFailure, rcode, rerr)
+			for _, args := range [][]string{{"--strict"}, {"--strict", "--json"}} {
+				code, out, errOut := askAt(t, append([]string{"history", "hosts", "--from", dir}, args...)...)
+				assert.Equal(t, rcode, code, "%v: %s", args, errOut)
+				assert.True(t, strings.HasSuffix(errOut, "error: "+strictNoHost+"\n"), "%v: %s", args, errOut)
+				if len(args) == 1 {
+					assert.Equal(t, noAttempt+"\n", out)
+				}
+			}
+			code, out, errOut := askAt(t, "history", "hosts", "--from", dir)
+			assert.Equal(t, 0, code, errOut)
+			assert.Equal(t, noAttempt+"\n", out)
+		})
+	}
 }
 
 func TestHistoryFlaky_NoRowAndBadFlags(t *testing.T) {

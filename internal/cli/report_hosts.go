@@ -147,7 +147,7 @@ func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) err
 }
 
 // printHosts prints the answer of report hosts and history hosts, as JSON
-// or as the tables and the verdict; with strict, a suspect host is exit 1.
+// or as the tables and the verdict, and ends as hostsVerdict says.
 func printHosts(f *Factory, res *hostcheck.Result, asJSON, strict bool) error {
 	var err error
 	if asJSON {
@@ -158,7 +158,22 @@ func printHosts(f *Factory, res *hostcheck.Result, asJSON, strict bool) error {
 	if err != nil {
 		return err
 	}
-	if strict && len(res.Suspects) > 0 {
+	return hostsVerdict(res, strict)
+}
+
+// hostsVerdict is --strict's rule for report hosts and history hosts
+// alike: exit 1 when a host is suspect, and when the answer holds no host
+// at all. A scheduled job runs --strict to learn that its runners are
+// sound; an answer over nothing (a wrong path, a directory of other
+// files, a filter that matches no run) vouches for none of them, and
+// passing on it would hide the mistake.
+func hostsVerdict(res *hostcheck.Result, strict bool) error {
+	switch {
+	case !strict:
+		return nil
+	case len(res.Hosts) == 0:
+		return errors.New("--strict: the answer holds no host, so none is vouched for")
+	case len(res.Suspects) > 0:
 		return &ExitError{Code: exitFailure}
 	}
 	return nil
