@@ -480,3 +480,42 @@ tests/e2e/test_flaky.py  stage-b-2-gpu-h200  2     0       2        0         10
 	assert.Equal(t, 0, code, hosts)
 	assert.Contains(t, hosts, "Verdict: no suspect host among 2 hosts\n")
 }
+
+// A directory named through a link answers as the directory does, in
+// every reader: history hosts (exit status and all), history timings,
+// history import and report hosts. A link found inside is not followed:
+// its reports are not read twice, and a warning says so.
+func TestHistory_ALinkNamedByFromIsTheDirectory(t *testing.T) {
+	dir := monthReports(t)
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(dir, link))
+	require.NoError(t, os.Symlink(dir, filepath.Join(dir, "again")))
+	again := `(only a link named on the command line is followed); the first: "` + filepath.Join(link, "again") + `"`
+
+	code, want, _ := askAt(t, "history", "hosts", "--strict", "--from", dir)
+	require.Equal(t, exitFailure, code, "the month has a suspect host")
+	code, out, errOut := askAt(t, "history", "hosts", "--strict", "--from", link)
+	assert.Equal(t, exitFailure, code, errOut)
+	assert.Equal(t, want, out)
+	assert.Contains(t, errOut, "warning: history: skipped 1 link(s) found in a directory "+again+"\n")
+
+	_, timingsWant, _ := askAt(t, "history", "timings", "--from", dir)
+	code, out, errOut = askAt(t, "history", "timings", "--from", link)
+	assert.Equal(t, 0, code, errOut)
+	assert.Equal(t, timingsWant, out)
+
+	rcode, rwant, rerr := askAt(t, "report", "hosts", "--strict", dir)
+	require.Equal(t, exitFailure, rcode, rerr)
+	rcode, rout, rerr := askAt(t, "report", "hosts", "--strict", link)
+	assert.Equal(t, exitFailure, rcode, rerr)
+	assert.Equal(t, rwant, rout)
+	assert.Contains(t, rerr, `warning: skipped "`+filepath.Join(link, "again")+`": a link found in a directory`)
+
+	url := testutil.Postgres(t).NewDatabase(t)
+	code, out, errOut = askAt(t, "history", "import", "--to", url, link)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, fmt.Sprintf("history import: %d rows added, 0 already present, from 105 reports\n", 90*2+6+10+8+10*2+5*2), out)
+	code, out, _ = askAt(t, "history", "hosts", "--strict", "--from", url)
+	assert.Equal(t, exitFailure, code)
+	assert.Equal(t, want, out)
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/radixark/miles-ci/internal/flagkind"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -132,8 +132,11 @@ func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) err
 		read++
 		return nil
 	}
+	link := func(path string) {
+		skip.add("a link found in a directory (only a link named on the command line is followed)", path)
+	}
 	for _, in := range opts.Inputs {
-		if err := walkReports(in, add); err != nil {
+		if err := walkReports(in, add, link); err != nil {
 			return err
 		}
 	}
@@ -180,29 +183,25 @@ func hostsVerdict(res *hostcheck.Result, strict bool) error {
 }
 
 // walkReports calls add on path, a report, or on every *.json file below
-// the directory path, in lexical order.
-func walkReports(path string, add func(path string, fromDir bool) error) error {
+// the directory path, in lexical order, and link on every link found
+// below it (a link named as path is followed, no other).
+func walkReports(path string, add func(path string, fromDir bool) error, link func(path string)) error {
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
 		return add(path, false)
 	}
-	var files []string
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return fmt.Errorf("read directory %q: %w", p, err)
-		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	below, err := fsutil.FilesBelow(path, ".json")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("read directory %q: %w", pe.Path, pe.Err)
+		}
+		return fmt.Errorf("read directory %q: %w", path, err)
 	}
+	for _, p := range below.Links {
+		link(p)
+	}
+	files := below.Files
 	sort.Strings(files)
 	for _, p := range files {
 		if err := add(p, true); err != nil {

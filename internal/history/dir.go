@@ -3,14 +3,13 @@ package history
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -20,7 +19,8 @@ import (
 // read, in lexical order, one at a time; a file that is no run report
 // (a timings file, a broken or foreign one), a merged report, a report
 // written before reports said when their run started, and a second copy
-// of a report already read are skipped, and counted in Skipped.
+// of a report already read are skipped, and counted in Skipped. A path
+// given that is a link is followed; a link found below one is skipped.
 type Dir struct {
 	Paths []string
 	// Skipped counts what the last Scan left out, by reason, and Reports
@@ -36,6 +36,7 @@ type Skipped struct {
 	Merged    Skip // report merge's output
 	NoStart   Skip // written before reports had "started"
 	Duplicate Skip // a copy of a report read before it
+	Link      Skip // a link found in a directory, not followed
 	// NoFiles says that no path given held a *.json file.
 	NoFiles bool
 }
@@ -66,6 +67,7 @@ func (s *Skipped) Warnings() []string {
 		{&s.Merged, "merged report(s) (report merge's; their shards' reports hold the same attempts)"},
 		{&s.NoStart, `report(s) without "started" (written before reports said when their run began)`},
 		{&s.Duplicate, "copies of reports read before them"},
+		{&s.Link, "link(s) found in a directory (only a link named on the command line is followed)"},
 	} {
 		if k.skip.Count == 0 {
 			continue
@@ -163,7 +165,7 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 	seen := map[string]bool{}
 	found := false
 	for _, root := range paths {
-		files, err := jsonFiles(root)
+		files, err := jsonFiles(root, &d.Skipped.Link)
 		if err != nil {
 			return err
 		}
@@ -211,8 +213,9 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 }
 
 // jsonFiles lists the *.json files below root in lexical order, or root
-// itself when it is a file. Links to directories are not followed.
-func jsonFiles(root string) ([]string, error) {
+// itself when it is a file. A link named as root is followed; the links
+// found below it are not, and are counted in skip.
+func jsonFiles(root string, skip *Skip) ([]string, error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, err
@@ -220,17 +223,11 @@ func jsonFiles(root string) ([]string, error) {
 	if !st.IsDir() {
 		return []string{root}, nil
 	}
-	var out []string
-	err = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			out = append(out, path)
-		}
-		return nil
-	})
-	return out, err
+	below, err := fsutil.FilesBelow(root, ".json")
+	for _, l := range below.Links {
+		skip.add(l, "")
+	}
+	return below.Files, err
 }
 
 // sortRuns orders run keys as Filter.LastRuns counts them: the latest
