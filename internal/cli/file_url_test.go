@@ -9,8 +9,9 @@ import (
 
 // A database URL given where a file is expected is refused in one line
 // that shows none of it: not the password, not the host. Every command
-// that opens a timings file or a report the user names says so the same
-// way (only --from reads a URL).
+// that opens a file the user names (a timings file, a report, the
+// configuration, a workflow or runners listing for lint) says so the same
+// way (only --from, --to and --history read a URL).
 func TestFileArguments_ADatabaseURLIsNeverEchoed(t *testing.T) {
 	const url = "postgres://u:secretpw@db.example:5432/x"
 	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", "")})
@@ -23,6 +24,9 @@ func TestFileArguments_ADatabaseURLIsNeverEchoed(t *testing.T) {
 		runArgs("--timings", url),
 		{"partition", "--hw", "cuda", "--suite", reportSuite, "--labels", "run-ci-fsdp", "--timings", url},
 		runArgs("--rerun-failed", url),
+		{"--config", url, "suites"},
+		{"lint", "--external", url},
+		{"lint", "--runners", url},
 	} {
 		code, out, errOut := miles(t, root, nil, args...)
 		assert.NotZero(t, code, "%v", args)
@@ -30,7 +34,7 @@ func TestFileArguments_ADatabaseURLIsNeverEchoed(t *testing.T) {
 		assert.NotContains(t, out+errOut, "db.example", "%v", args)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
 		assert.Len(t, lines, 1, "%v: %s", args, errOut)
-		assert.Regexp(t, `^error: read (timings|report) \(a name that is no file and looks like a database URL, not shown: it may hold a password\): open: no such file or directory$`,
+		assert.Regexp(t, `^error: (read (timings|report|config)|--external|--runners) \(a name that is no file and looks like a database URL, not shown: it may hold a password\): (open: )?no such file or directory$`,
 			lines[0], "%v", args)
 	}
 	// A file that is simply missing is named, as before.

@@ -19,16 +19,23 @@ func LooksLikeConnString(name string) bool {
 		strings.Contains(lower, "password=") || strings.Contains(lower, "host=") || strings.Contains(lower, "dbname=")
 }
 
-// Shown is path as a message about it quotes it: quoted as %q does,
-// unless it names nothing on disk and LooksLikeConnString, when it is
-// HiddenPath. A database URL given where a file is expected (its password
-// included) is then never echoed, while a real file of such a name still
-// is.
+// Hidden reports whether a message must not print path: it names nothing
+// on disk and LooksLikeConnString. A database URL given where a file is
+// expected (its password included) is then never echoed, while a real
+// file of such a name still is.
+func Hidden(path string) bool {
+	if !LooksLikeConnString(path) {
+		return false
+	}
+	_, err := os.Lstat(path)
+	return err != nil
+}
+
+// Shown is path as a message about it quotes it: quoted as %q does, or
+// HiddenPath when it is Hidden.
 func Shown(path string) string {
-	if LooksLikeConnString(path) {
-		if _, err := os.Lstat(path); err != nil {
-			return HiddenPath
-		}
+	if Hidden(path) {
+		return HiddenPath
 	}
 	return strconv.Quote(path)
 }
