@@ -133,9 +133,7 @@ func checkReportsPath(from string) error {
 	if _, err := os.Stat(from); err == nil {
 		return nil
 	}
-	lower := strings.ToLower(from)
-	if strings.Contains(lower, "://") || strings.HasPrefix(lower, "postgres") ||
-		strings.Contains(lower, "password=") || strings.Contains(lower, "host=") || strings.Contains(lower, "dbname=") {
+	if fsutil.LooksLikeConnString(from) {
 		return usageErrorf("--from is neither a directory or file of run reports nor a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)")
 	}
 	return nil

@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -667,15 +669,46 @@ func TestInstallAction_InstallsTheBuildAndRefusesADamagedOne(t *testing.T) {
 		return j
 	}
 
-	t.Run("artifact step", func(t *testing.T) {
-		j := artifact(t)
-		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+	// installedBuild requires that the step installed the build job's
+	// miles-ci, and only it, on GITHUB_PATH.
+	installedBuild := func(t *testing.T, j job, out string, code int) {
+		t.Helper()
 		require.Equal(t, 0, code, out)
 		paths := j.addedPaths(t)
 		require.Len(t, paths, 1, out)
 		version, err := exec.Command(filepath.Join(paths[0], "miles-ci"), "--version").CombinedOutput()
 		require.NoError(t, err, string(version))
 		assert.Contains(t, string(version), "miles-ci version "+installVersion+" (commit "+commit)
+	}
+	// listedArchive is the path of the one archive of the download.
+	listedArchive := func(t *testing.T, j job) string {
+		t.Helper()
+		archives, err := filepath.Glob(filepath.Join(j.workspace, ".miles-ci-dist", "*.tar.gz"))
+		require.NoError(t, err)
+		require.Len(t, archives, 1)
+		return archives[0]
+	}
+	// tarOf writes at tarball a gzipped tar of one file, name, holding text.
+	tarOf := func(t *testing.T, tarball, name, text string) {
+		t.Helper()
+		src := t.TempDir()
+		testutil.WriteFile(t, src, name, text)
+		require.NoError(t, os.Chmod(filepath.Join(src, name), 0o755))
+		out, err := exec.Command("tar", "-czf", tarball, "-C", src, name).CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	// impostor is an archive, beside the listed one, that SHA256SUMS does
+	// not list, of a miles-ci that is not the build job's.
+	impostor := func(t *testing.T, j job) {
+		t.Helper()
+		tarOf(t, filepath.Join(j.workspace, ".miles-ci-dist", "aaa_linux_"+runtime.GOARCH+".tar.gz"),
+			"miles-ci", "#!/bin/sh\necho impostor\n")
+	}
+
+	t.Run("artifact step", func(t *testing.T) {
+		j := artifact(t)
+		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+		installedBuild(t, j, out, code)
 		assert.NoDirExists(t, filepath.Join(j.workspace, ".miles-ci-dist"), "the download leaves the checkout")
 	})
 
@@ -687,17 +720,47 @@ func TestInstallAction_InstallsTheBuildAndRefusesADamagedOne(t *testing.T) {
 
 	t.Run("artifact step refuses an archive its SHA256SUMS does not list", func(t *testing.T) {
 		j := artifact(t)
-		archives, err := filepath.Glob(filepath.Join(j.workspace, ".miles-ci-dist", "*.tar.gz"))
+		a := listedArchive(t, j)
+		b, err := os.ReadFile(a)
 		require.NoError(t, err)
-		require.NotEmpty(t, archives)
-		for _, a := range archives {
-			b, err := os.ReadFile(a)
-			require.NoError(t, err)
-			b[len(b)/2] ^= 0xff
-			require.NoError(t, os.WriteFile(a, b, 0o644))
-		}
+		b[len(b)/2] ^= 0xff
+		require.NoError(t, os.WriteFile(a, b, 0o644))
 		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
 		assertNothingInstalled(t, j, out, code, "nothing installed")
+	})
+
+	t.Run("artifact step installs the listed archive, not an unlisted one beside it", func(t *testing.T) {
+		j := artifact(t)
+		impostor(t, j)
+		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+		installedBuild(t, j, out, code)
+	})
+
+	t.Run("artifact step refuses an archive SHA256SUMS lists below a directory", func(t *testing.T) {
+		j := artifact(t)
+		a := listedArchive(t, j)
+		dir, listed := filepath.Dir(a), filepath.Base(a)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+		require.NoError(t, os.Rename(a, filepath.Join(dir, "sub", listed)))
+		sums, err := os.ReadFile(filepath.Join(dir, "SHA256SUMS"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.ReplaceAll(string(sums), "  "+listed, "  sub/"+listed)), 0o644))
+		impostor(t, j)
+		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+		assertNothingInstalled(t, j, out, code, "SHA256SUMS names no archive beside it; nothing installed")
+		assert.NotContains(t, out, "impostor")
+	})
+
+	t.Run("artifact step says so when the listed archive holds no miles-ci", func(t *testing.T) {
+		j := artifact(t)
+		a := listedArchive(t, j)
+		tarOf(t, a, "README", "no binary here\n")
+		b, err := os.ReadFile(a)
+		require.NoError(t, err)
+		sum := fmt.Sprintf("%x  %s\n", sha256.Sum256(b), filepath.Base(a))
+		require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(a), "SHA256SUMS"), []byte(sum), 0o644))
+		out, code := runStep(t, d.artifactStep, j, artifactTools, d.artifactStep.Env)
+		assertNothingInstalled(t, j, out, code, "cannot unpack the build job's archive; nothing installed")
 	})
 
 	t.Run("the Dockerfile recipe", func(t *testing.T) { testDockerRecipe(t, d, dist, commit) })

@@ -84,7 +84,7 @@ annotation. Exit 1 with an error (with --strict, with a warning too).`,
 const maxRunnersSize = 64 << 20
 
 // readFlagFile reads the file p a path flag names, of at most limit
-// bytes; an error names the flag and the file.
+// bytes; an error names the flag and the file (unless fsutil.Hidden).
 func readFlagFile(flag, p string, limit int64) ([]byte, error) {
 	data, err := fsutil.ReadRegular(p, limit)
 	if err != nil {
@@ -92,7 +92,11 @@ func readFlagFile(flag, p string, limit int64) ([]byte, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("%s %s: %v", flag, p, err)
+		shown := p
+		if fsutil.Hidden(p) {
+			shown = fsutil.HiddenPath
+		}
+		return nil, fmt.Errorf("%s %s: %v", flag, shown, err)
 	}
 	return data, nil
 }

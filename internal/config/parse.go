@@ -101,7 +101,7 @@ const MaxFileSize = 4 << 20
 func ParseFile(path string) (*Config, error) {
 	data, err := fsutil.ReadRegular(path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("read config %q: %w", path, err)
+		return nil, fmt.Errorf("read config %s: %w", fsutil.Shown(path), fsutil.StripPath(err))
 	}
 	return Parse(path, data)
 }

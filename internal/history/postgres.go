@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -174,6 +175,34 @@ func redactor(url string, cfg *pgx.ConnConfig) *strings.Replacer {
 	return strings.NewReplacer(pairs...)
 }
 
+// resolvedAddrs replaces in a message the IP address of every dial that
+// err records (pgx names the address it dialed beside the host, "ADDR
+// (HOST)", and the dial error repeats it).
+func resolvedAddrs(err error) *strings.Replacer {
+	var pairs []string
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if op, ok := e.(*net.OpError); ok && op.Addr != nil {
+			if host, _, serr := net.SplitHostPort(op.Addr.String()); serr == nil && len(host) >= 3 {
+				pairs = append(pairs, host, "***")
+			}
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, c := range u.Unwrap() {
+				walk(c)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return strings.NewReplacer(pairs...)
+}
+
 // Error is a failure of the database, its message free of the URL's
 // parts.
 type Error struct {
@@ -188,6 +217,9 @@ func (e *Error) Error() string { return e.Op + ": " + e.Msg }
 // wrap turns err into an *Error of op: on one line, redacted.
 func (p *Postgres) wrap(op string, err error) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
+	// The addresses the host resolved to first: the host's name is a
+	// secret, and so is where it points (127.0.0.1 for localhost).
+	msg = resolvedAddrs(err).Replace(msg)
 	if p.redact != nil {
 		msg = p.redact.Replace(msg)
 	}

@@ -128,6 +128,17 @@ func TestPostgres_ErrorsHideAShortUserAndDatabase(t *testing.T) {
 	}
 }
 
+// The address the host's name resolved to is hidden as the name is: pgx
+// names both ("127.0.0.1:1 (localhost)"), and the dial error repeats it.
+func TestPostgres_ErrorsHideTheResolvedAddress(t *testing.T) {
+	_, err := OpenPostgres(context.Background(), "postgres://ci:hunter2pw@localhost:1/db", ForReading)
+	require.Error(t, err)
+	for _, shown := range []string{"hunter2pw", "localhost", "127.0.0.1", "::1"} {
+		assert.NotContains(t, err.Error(), shown)
+	}
+	assert.Contains(t, err.Error(), ":1 (***): dial error: dial tcp ")
+}
+
 func TestPostgres_AReaderOfAnEmptyDatabaseSaysThereIsNoHistory(t *testing.T) {
 	url := testutil.Postgres(t).NewDatabase(t)
 	_, err := OpenPostgres(context.Background(), url, ForReading)

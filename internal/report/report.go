@@ -434,7 +434,9 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("read report %q: %v", e.Path, e.Err) }
+// Error names the file as fsutil.Shown does: a database URL given for a
+// report is not echoed.
+func (e *Error) Error() string { return fmt.Sprintf("read report %s: %v", fsutil.Shown(e.Path), e.Err) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // MaxSize bounds a report file that Read reads: a suite of a thousand files

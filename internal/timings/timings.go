@@ -82,7 +82,11 @@ type Error struct {
 	Err  error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("read timings %q: %v", e.Path, e.Err) }
+// Error names the file as fsutil.Shown does: a database URL given for a
+// timings file is not echoed.
+func (e *Error) Error() string {
+	return fmt.Sprintf("read timings %s: %v", fsutil.Shown(e.Path), e.Err)
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // file is the document on disk. The timings are decoded one by one, so
