@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/testutil"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // forgedLines returns the lines of out that the Actions runner would read
@@ -15,7 +15,7 @@ import (
 func forgedLines(out string) []string {
 	var forged []string
 	for _, line := range strings.Split(out, "\n") {
-		if ghactions.StartsCommand(line) {
+		if textfmt.StartsCommand(line) {
 			forged = append(forged, line)
 		}
 	}

@@ -262,36 +262,11 @@ func writeTimingsText(f *Factory, files []*history.FileTiming) error {
 	}
 	rows := [][]string{{"FILE", "SUITE", "BACKEND", "RUNS", "MEDIAN", "P90", "MAX"}}
 	for _, t := range files {
-		rows = append(rows, []string{textfmt.OneLine(t.File), textfmt.OneLine(t.Suite), textfmt.OneLine(t.Backend),
+		rows = append(rows, []string{t.File, t.Suite, t.Backend,
 			strconv.Itoa(t.Runs), secs3(t.Median), secs3(t.P90), secs3(t.Max)})
 	}
-	_, err := fmt.Fprint(f.Out, alignTable(rows, 3))
+	_, err := fmt.Fprint(f.Out, textfmt.Table(rows, 3))
 	return err
-}
-
-// alignTable lays rows out in columns two spaces apart: the first left
-// columns left-aligned (names), the rest right-aligned (numbers).
-func alignTable(rows [][]string, left int) string {
-	width := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], len(c))
-		}
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		for i, c := range r {
-			switch {
-			case i < left:
-				fmt.Fprintf(&b, "%-*s  ", width[i], c)
-			case i < len(r)-1:
-				fmt.Fprintf(&b, "%*s  ", width[i], c)
-			default:
-				fmt.Fprintf(&b, "%*s\n", width[i], c)
-			}
-		}
-	}
-	return b.String()
 }
 
 func writeTimingsJSON(f *Factory, files []*history.FileTiming) error {

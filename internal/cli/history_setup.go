@@ -68,7 +68,7 @@ func historySetupRun(ctx context.Context, f *Factory, opts *HistorySetupOptions)
 	rows := [][]string{{"SUITE", "BACKEND", "JOBS", "UNKNOWN", "MEDIAN", "P90", "MAX", "SUGGESTED"}}
 	unknown := 0
 	for _, s := range suites {
-		row := []string{textfmt.OneLine(s.Suite), textfmt.OneLine(s.Backend), strconv.Itoa(s.Jobs), strconv.Itoa(s.Unknown), "-", "-", "-", "-"}
+		row := []string{s.Suite, s.Backend, strconv.Itoa(s.Jobs), strconv.Itoa(s.Unknown), "-", "-", "-", "-"}
 		if s.Jobs > 0 {
 			row[4], row[5], row[6] = secs3(s.Median), secs3(s.P90), secs3(s.Max)
 			row[7] = "setup_minutes: " + pyfmt.Float(s.SuggestedMinutes())
@@ -79,7 +79,7 @@ func historySetupRun(ctx context.Context, f *Factory, opts *HistorySetupOptions)
 		rows = append(rows, row)
 	}
 	var b strings.Builder
-	b.WriteString(alignTable(rows, 2))
+	b.WriteString(textfmt.Table(rows, 2))
 	if unknown > 0 {
 		fmt.Fprintf(&b, "%s knew no job start: set MILES_CI_JOB_STARTED in the job's first step (miles-ci help migrate)\n",
 			textfmt.CountNoun(unknown, "suite"))

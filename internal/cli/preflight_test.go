@@ -86,6 +86,20 @@ func TestRun_AForeignProcessIsAWarningByDefault(t *testing.T) {
 	assert.Equal(t, []report.ForeignProcess{{PID: 4242, Name: "python3", GPU: "GPU-fake-0", UsedMiB: 30512}}, rep.Preflights[0].Foreign)
 }
 
+// A process's name is anyone's: its terminal escapes reach neither the
+// log line nor the annotation, the report keeps the name as the tool said.
+func TestRun_AForeignProcessNameWritesNoEscape(t *testing.T) {
+	name := "py\x1b[2J\x1b]0;t\x07thon"
+	code, stdout, stderr, rep, _ := preflightRun(t, fakeGPUDir(t), map[string]string{"GITHUB_ACTIONS": "true"},
+		[]string{"FAKE_GPU_FOREIGN=4242," + name + ",30512"})
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, "\x1b")
+	assert.NotContains(t, stdout, "\x07")
+	assert.Contains(t, stdout, `[CI Preflight] warning: process 4242 (py\x1b[2J\x1b]0;t\x07thon) holds 30512 MiB`)
+	assert.Contains(t, stdout, `::warning title=GPU preflight::process 4242 (py\x1b[2J\x1b]0;t\x07thon) holds 30512 MiB`)
+	assert.Equal(t, name, rep.Preflights[0].Foreign[0].Name)
+}
+
 // Without a GPU tool on PATH the preflight is skipped and the run's output
 // is what it was before the preflight: nothing is added.
 func TestRun_WithoutAGPUToolThePreflightAddsNoOutput(t *testing.T) {

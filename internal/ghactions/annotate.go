@@ -3,7 +3,6 @@ package ghactions
 import (
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // dataEscaper escapes a workflow command's message: '%' first (the
@@ -80,13 +79,4 @@ func (a Annotation) String() string {
 	b.WriteString("::")
 	b.WriteString(EscapeData(a.Message))
 	return b.String()
-}
-
-// StartsCommand reports whether the runner would read a log line that
-// begins with s as a workflow command: after the blanks it skips at the
-// start of a line, s begins with "::". Text from outside miles-ci that
-// begins a line (a label, a path) must not, or it could write an
-// annotation, mask a value or end a log group.
-func StartsCommand(s string) bool {
-	return strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::")
 }

@@ -70,9 +70,11 @@ func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Prefli
 	on := view.OnHost(host)
 	took := fmt.Sprintf("%s, %.1fs", textfmt.CountNoun(pf.Tries, "try", "tries"), pf.Elapsed)
 	for _, fp := range pf.Foreign {
-		msg := fmt.Sprintf("process %d (%s) holds %d MiB on GPU %s%s; it is not this run's (an earlier job's, still running or orphaned)",
-			fp.PID, fp.Name, fp.UsedMiB, fp.GPU, on)
-		fmt.Fprintln(w, textfmt.OneLine("[CI Preflight] warning: "+msg))
+		// The name and the GPU are the tool's words, any process's name:
+		// shown as text, in the log and in the annotation.
+		msg := textfmt.Term(fmt.Sprintf("process %d (%s) holds %d MiB on GPU %s%s; it is not this run's (an earlier job's, still running or orphaned)",
+			fp.PID, fp.Name, fp.UsedMiB, fp.GPU, on))
+		fmt.Fprintln(w, "[CI Preflight] warning: "+msg)
 		if actions {
 			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelWarning, Title: "GPU preflight", Message: msg}.String())
 		}
@@ -83,12 +85,13 @@ func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Prefli
 		if names := gpuNames(gpus); names != "" {
 			line += " (" + names + ")"
 		}
-		fmt.Fprintln(w, textfmt.OneLine(line+on+", "+took))
+		fmt.Fprintln(w, textfmt.Term(line+on+", "+took))
 	case report.PreflightNotReady:
 		msg := fmt.Sprintf("host not ready%s: %s", on, pf.Reason)
 		if pf.LastWords != "" {
 			msg += "; " + pf.Tool + " said: " + pf.LastWords
 		}
+		msg = textfmt.Term(msg)
 		line := "[CI Preflight] " + msg + " (" + took + ")"
 		if pf.Tries == 0 {
 			// Not ready without a try: the tool is not on PATH, which
@@ -96,7 +99,7 @@ func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Prefli
 			msg += toolMissing
 			line = "[CI Preflight] " + msg
 		}
-		fmt.Fprintln(w, textfmt.OneLine(line+"; no further test runs here"))
+		fmt.Fprintln(w, line+"; no further test runs here")
 		if actions {
 			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelError, Title: "GPU preflight: host not ready",
 				Message: msg + ". No further test ran on this host; the tests not run say nothing about the code."}.String())

@@ -1,6 +1,7 @@
 package textfmt
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,4 +23,38 @@ func TestOneLine_WritesLineBreaksAsTwoCharacters(t *testing.T) {
 func TestShellJoin_QuotesWhatAShellWouldRead(t *testing.T) {
 	assert.Equal(t, "miles-ci --root ./a/b timings apply --threshold 10%,5s t.json", ShellJoin([]string{"miles-ci", "--root", "./a/b", "timings", "apply", "--threshold", "10%,5s", "t.json"}))
 	assert.Equal(t, `'old timings.json' '' 'it'\''s' '$HOME' 'a*'`, ShellJoin([]string{"old timings.json", "", "it's", "$HOME", "a*"}))
+}
+
+func TestTerm_LeavesNoControlCharacter(t *testing.T) {
+	for in, want := range map[string]string{
+		"novita-host2":       "novita-host2",
+		"ünïcödé-h100":       "ünïcödé-h100",
+		"a\nb\rc":            `a\nb\rc`,
+		"a\tb":               `a\tb`,
+		"\x1b[31mred\x1b[0m": `\x1b[31mred\x1b[0m`,
+		"\u009b2J":           `\x9b2J`,
+		"abc\u202edef":       `abc\u202edef`,
+		"x\U000e0041":        `x\U000e0041`,
+	} {
+		assert.Equal(t, want, Term(in), "%q", in)
+	}
+}
+
+func TestCell_IsInertAndBounded(t *testing.T) {
+	assert.Equal(t, "tests/a.py", Cell("tests/a.py"))
+	assert.Equal(t, `"::error title=x::y"`, Cell("::error title=x::y"))
+	assert.Equal(t, `" \t::warning::x"`, Cell(" \t::warning::x"), "blanks the runner skips")
+	assert.Equal(t, `a\n::x\x1b[2J`, Cell("a\n::x\x1b[2J"))
+	long := strings.Repeat("é", 3*CellWidth)
+	assert.Equal(t, strings.Repeat("é", CellWidth)+"…", Cell(long))
+}
+
+func TestTable_BoundsEveryCellAndAlignsByCharacters(t *testing.T) {
+	long := strings.Repeat("x", 200_000)
+	out := Table([][]string{{"FILE", "NOTE", "RUNS"}, {long, "é", "1"}, {"b.py", "::x", "12"}}, 2)
+	assert.Equal(t, "FILE"+strings.Repeat(" ", CellWidth-3)+"  NOTE   RUNS\n"+
+		strings.Repeat("x", CellWidth)+"…  é         1\n"+
+		"b.py"+strings.Repeat(" ", CellWidth-3)+`  "::x"    12`+"\n", out)
+	// A left-aligned last column is not padded.
+	assert.Equal(t, "a    bb\nccc  d\n", Table([][]string{{"a", "bb"}, {"ccc", "d"}}, 2))
 }

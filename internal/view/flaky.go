@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,16 +18,15 @@ import (
 // failed or passed only on a retry (files are those at or above the
 // rate threshold), then what was left out and, when a file failed on one
 // host alone, where to look next. Every name in it comes from the history
-// and is written inert (see term).
+// and is written inert (textfmt.Table).
 func Flaky(w io.Writer, res *history.Flaky, files []*history.FlakyFile) error {
 	if len(files) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "FILE\tSUITE\tRUNS\tFAILED\tRETRIED\tSAME-SHA\tRATE\tONLY ON")
+		rows := [][]string{{"FILE", "SUITE", "RUNS", "FAILED", "RETRIED", "SAME-SHA", "RATE", "ONLY ON"}}
 		for _, f := range files {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", term(f.File), term(f.Suite),
-				f.Runs, f.Failures, f.PassedOnRetry, f.PassedSameCommit, Percent(f.Rate), dash(term(f.OnlyOn)))
+			rows = append(rows, []string{f.File, f.Suite, strconv.Itoa(f.Runs), strconv.Itoa(f.Failures),
+				strconv.Itoa(f.PassedOnRetry), strconv.Itoa(f.PassedSameCommit), Percent(f.Rate), dash(f.OnlyOn)})
 		}
-		if err := tw.Flush(); err != nil {
+		if _, err := io.WriteString(w, textfmt.Table(rows, len(rows[0]))); err != nil {
 			return err
 		}
 	}
@@ -67,10 +66,25 @@ func FlakyJSON(w io.Writer, res *history.Flaky, files []*history.FlakyFile, minR
 
 // quarantineEntry is one file of the proposed quarantine list.
 type quarantineEntry struct {
-	File   string  `yaml:"file"`
-	Suite  string  `yaml:"suite"`
-	Rate   float64 `yaml:"rate"`
-	Reason string  `yaml:"reason"`
+	File   yamlText `yaml:"file"`
+	Suite  yamlText `yaml:"suite"`
+	Rate   float64  `yaml:"rate"`
+	Reason string   `yaml:"reason"`
+}
+
+// yamlText is a name from the history written as a YAML value: as the
+// encoder chooses, except that a name holding a line break or another
+// character that is not printable is double-quoted, its escapes on one
+// line. The encoder would write a name with a line break as a block whose
+// later lines start with the name's own text, such as a workflow command.
+type yamlText string
+
+func (s yamlText) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(s)}
+	if strings.ContainsFunc(string(s), func(r rune) bool { return !unicode.IsPrint(r) }) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n, nil
 }
 
 // Quarantine writes the files as a YAML `quarantine:` list to paste into
@@ -90,7 +104,7 @@ func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error 
 			tied = append(tied, f)
 			continue
 		}
-		list = append(list, quarantineEntry{File: f.File, Suite: f.Suite, Rate: math.Round(f.Rate*1000) / 1000,
+		list = append(list, quarantineEntry{File: yamlText(f.File), Suite: yamlText(f.Suite), Rate: math.Round(f.Rate*1000) / 1000,
 			Reason: fmt.Sprintf("flaky: %d of %d runs failed, %d passed on a retry, %d failed at a commit where another run passed",
 				f.Failures, f.Runs, f.PassedOnRetry, f.PassedSameCommit)})
 	}
@@ -111,7 +125,7 @@ func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error 
 	if len(tied) > 0 {
 		b.WriteString("# Left out, failing on one host only (see miles-ci history hosts):\n")
 		for _, f := range tied {
-			fmt.Fprintf(&b, "#   %s (%s): only on %s\n", term(f.File), term(f.Suite), term(f.OnlyOn))
+			fmt.Fprintf(&b, "#   %s (%s): only on %s\n", textfmt.Cell(f.File), textfmt.Cell(f.Suite), textfmt.Cell(f.OnlyOn))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -3,9 +3,8 @@ package view
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
-	"unicode"
 
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -16,25 +15,19 @@ const shortSHA = 9
 
 // Hosts writes the analysis of `report hosts`: the table of jobs (where
 // each ran and how it went), the table of hosts, and the verdict. Every
-// name in it comes from a report and is written inert (see term).
+// name in it comes from a report and is written inert (textfmt.Table, textfmt.Cell).
 func Hosts(w io.Writer, res *hostcheck.Result) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tATTEMPT\tSUITE\tSHARD\tSHA\tHOST\tRESULT")
+	jobs := [][]string{{"RUN", "ATTEMPT", "SUITE", "SHARD", "SHA", "HOST", "RESULT"}}
 	for _, j := range res.Jobs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(term(j.Job.RunID)), dash(term(j.Job.RunAttempt)),
-			term(j.Job.Suite), dash(j.Job.Partition), dash(term(short(j.SHA))),
-			term(j.Host.Key()), jobResult(j))
+		jobs = append(jobs, []string{dash(j.Job.RunID), dash(j.Job.RunAttempt), j.Job.Suite, dash(j.Job.Partition),
+			dash(short(j.SHA)), j.Host.Key(), jobResult(j)})
 	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "HOST\tHOSTNAMES\tJOBS\tFILES RUN\tPASSED\tFAILED\tINFRA\tCONTRADICTED")
+	hosts := [][]string{{"HOST", "HOSTNAMES", "JOBS", "FILES RUN", "PASSED", "FAILED", "INFRA", "CONTRADICTED"}}
 	for _, h := range res.Hosts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", term(h.Key), hostnames(h), h.Jobs, h.FilesRun,
-			h.Passed, h.Failed, h.Infra+h.NotReady, h.Contradicted)
+		hosts = append(hosts, []string{h.Key, hostnames(h), strconv.Itoa(h.Jobs), strconv.Itoa(h.FilesRun),
+			strconv.Itoa(h.Passed), strconv.Itoa(h.Failed), strconv.Itoa(h.Infra + h.NotReady), strconv.Itoa(h.Contradicted)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n"+Verdict(res))
+	_, err := io.WriteString(w, textfmt.Table(jobs, len(jobs[0]))+"\n"+textfmt.Table(hosts, len(hosts[0]))+"\n"+Verdict(res))
 	return err
 }
 
@@ -50,8 +43,12 @@ func Verdict(res *hostcheck.Result) string {
 		if !h.Suspect {
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %s, %d of %s passed; %s\n", term(h.Key), textfmt.CountNoun(h.Jobs, "job"),
-			h.Passed, textfmt.CountNoun(h.FilesRun, "file"), term(strings.Join(h.Evidence, "; ")))
+		evidence := make([]string, len(h.Evidence))
+		for i, e := range h.Evidence {
+			evidence[i] = textfmt.Cell(e)
+		}
+		fmt.Fprintf(&b, "  %s: %s, %d of %s passed; %s\n", textfmt.Cell(h.Key), textfmt.CountNoun(h.Jobs, "job"),
+			h.Passed, textfmt.CountNoun(h.FilesRun, "file"), strings.Join(evidence, "; "))
 	}
 	return b.String()
 }
@@ -74,7 +71,7 @@ func jobResult(j hostcheck.JobResult) string {
 		s += fmt.Sprintf(", %d not run", j.NotRun)
 	}
 	if j.Infra > 0 {
-		s += "; infra: " + term(hostcheck.FingerprintList(j.Fingerprints))
+		s += "; infra: " + hostcheck.FingerprintList(j.Fingerprints)
 	}
 	if j.HostNotReady {
 		s += "; host not ready"
@@ -83,11 +80,7 @@ func jobResult(j hostcheck.JobResult) string {
 }
 
 func hostnames(h hostcheck.HostResult) string {
-	names := make([]string, len(h.Hostnames))
-	for i, n := range h.Hostnames {
-		names[i] = term(n)
-	}
-	s := strings.Join(names, ",")
+	s := strings.Join(h.Hostnames, ",")
 	if h.More {
 		s += ",…"
 	}
@@ -107,40 +100,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// term writes text from a report so that a terminal shows it as text: on
-// one line (textfmt.OneLine), in one column (a tab as `\t`), and with no
-// control or format character left to move the cursor, change colours or
-// reorder what follows (each written as \xNN or \uNNNN).
-func term(s string) string {
-	s = textfmt.OneLine(s)
-	clean := true
-	for _, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x100 && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff && unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case unicode.Is(unicode.Cf, r):
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // HostsJSON writes the analysis as the JSON document of `report hosts

@@ -30,18 +30,3 @@ r1    ct         1     1          0       1       0      0
 Verdict: no suspect host among 2 hosts
 `, out.String())
 }
-
-func TestTerm_LeavesNoControlCharacter(t *testing.T) {
-	for in, want := range map[string]string{
-		"novita-host2":       "novita-host2",
-		"ünïcödé-h100":       "ünïcödé-h100",
-		"a\nb\rc":            `a\nb\rc`,
-		"a\tb":               `a\tb`,
-		"\x1b[31mred\x1b[0m": `\x1b[31mred\x1b[0m`,
-		"\u009b2J":           `\x9b2J`,
-		"abc\u202edef":       `abc\u202edef`,
-		"x\U000e0041":        `x\U000e0041`,
-	} {
-		assert.Equal(t, want, term(in), "%q", in)
-	}
-}

@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/prune"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -119,7 +118,7 @@ func describePaths(paths []prune.PathClass, indent string) string {
 // the runner would read the line as a workflow command, so that it can
 // never end its line or start a command.
 func lineHead(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || ghactions.StartsCommand(s) {
+	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || textfmt.StartsCommand(s) {
 		return strconv.Quote(s)
 	}
 	return s
