@@ -89,13 +89,17 @@ func notFound(backend string) string {
 
 // ask runs bin (the tool t) with args, bounded by timeout, and returns
 // what it wrote to stdout, or why it gave no answer (failure) with the
-// last line it wrote (said). ctx's cancellation ends it at once.
-func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeout time.Duration) (out, failure, said string) {
+// last line it wrote (said). limit names the bound in a failure ("" is
+// "after TIMEOUT"). ctx's cancellation ends it at once.
+func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeout time.Duration, limit string) (out, failure, said string) {
 	var stdout, stderr capped
 	res, err := runProc(ctx, procSpec{
 		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: time.Second,
 		out: &stdout, errOut: &stderr,
 	})
+	if limit == "" {
+		limit = "after " + timeout.String()
+	}
 	said = lastWords(stderr.String())
 	if said == "" {
 		said = lastWords(stdout.String())
@@ -104,9 +108,9 @@ func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeou
 	case err != nil:
 		return "", fmt.Sprintf("%s could not start: %v", t.name, err), ""
 	case res.unkillable:
-		return "", fmt.Sprintf("%s timed out after %s and %s", t.name, timeout, errStuck), said
+		return "", fmt.Sprintf("%s timed out %s and %s", t.name, limit, errStuck), said
 	case res.timedOut:
-		return "", fmt.Sprintf("%s timed out after %s", t.name, timeout), said
+		return "", fmt.Sprintf("%s timed out %s", t.name, limit), said
 	case res.interrupted:
 		return "", t.name + " interrupted", said
 	case res.exitCode != 0:
@@ -134,7 +138,7 @@ func (q GPUQuery) Query(ctx context.Context, h *report.Host) {
 	if timeout <= 0 {
 		timeout = GPUQueryTimeout
 	}
-	out, failure, said := tool.ask(ctx, bin, tool.args, q.Env, timeout)
+	out, failure, said := tool.ask(ctx, bin, tool.args, q.Env, timeout, "")
 	if failure != "" {
 		h.GpusError = failure
 		if said != "" && !strings.Contains(failure, "timed out") && !strings.HasSuffix(failure, "interrupted") {

@@ -22,8 +22,9 @@ const (
 // process of another job holds GPU memory. A tool that fails (the CUDA
 // "system not yet initialized" of a driver still tearing down the last
 // job's context) or hangs is asked again every Interval until Timeout has
-// passed; each call is bounded by QueryTimeout and its process group killed
-// past it, so a hung tool costs its bound, never the job.
+// passed; each call is bounded by QueryTimeout and by what is left of
+// Timeout, and its process group killed past it, so a hung tool costs its
+// bound, never the job.
 type Preflight struct {
 	Backend string // "cuda" or "rocm" (see findGPUTool); any other is skipped
 	// Path is the PATH the tool is looked for in; Env the tool's
@@ -131,12 +132,19 @@ const errStuck = "did not exit after SIGKILL (stuck in the driver?)"
 // count is enough, for the processes holding GPU memory (into pf.Foreign).
 // failure is "" when the host is ready.
 func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline time.Time, pf *report.Preflight) (gpus []report.GPU, failure, said string) {
-	bound := func() time.Duration {
-		// No call runs past the check's deadline, but each gets a moment.
-		return max(min(p.QueryTimeout, deadline.Sub(p.Now())), 100*time.Millisecond)
+	// Every call, the process list's too, is bounded by the check's
+	// deadline as well as by its own QueryTimeout: --preflight-timeout 3s
+	// must not wait out a query_timeout of 40s. Past the deadline a call
+	// still gets a moment, and its failure names the deadline.
+	ask := func(args []string) (string, string, string) {
+		timeout, limit := p.QueryTimeout, ""
+		if left := deadline.Sub(p.Now()); left < timeout {
+			timeout, limit = max(left, 100*time.Millisecond), fmt.Sprintf("at the preflight's %s deadline", p.Timeout)
+		}
+		return tool.ask(ctx, bin, args, p.Env, timeout, limit)
 	}
 	pf.GpusFound = 0
-	out, failure, said := tool.ask(ctx, bin, tool.args, p.Env, bound())
+	out, failure, said := ask(tool.args)
 	if failure != "" {
 		return nil, failure, said
 	}
@@ -151,9 +159,7 @@ func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline t
 	if tool.procArgs == nil {
 		return gpus, "", ""
 	}
-	// The process list gets a call of its own length: a tool that took
-	// most of the check to list the GPUs has listed them.
-	out, failure, said = tool.ask(ctx, bin, tool.procArgs, p.Env, p.QueryTimeout)
+	out, failure, said = ask(tool.procArgs)
 	var procs []report.ForeignProcess
 	if failure == "" {
 		if procs, err = tool.parseProcs(out); err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,7 +78,8 @@ func TestPreflight_AHungToolCostsItsBoundAndLeavesNoProcess(t *testing.T) {
 	p.Timeout, p.QueryTimeout = 1500*time.Millisecond, 400*time.Millisecond
 	pf := p.Check(context.Background(), "start")
 	assert.Equal(t, report.PreflightNotReady, pf.Status)
-	assert.Contains(t, pf.Reason, "nvidia-smi timed out after ")
+	// The last try ends at its own bound or, cut short, at the check's.
+	assert.Regexp(t, `^not ready within 1.5s: nvidia-smi timed out (after 400ms|at the preflight's 1.5s deadline)$`, pf.Reason)
 	assert.GreaterOrEqual(t, pf.Tries, 2, "a hung call ends at its bound, and the tool is asked again")
 	// The tool sleeps 1000 s; the check's record shows it ended near its
 	// 1.5 s bound (the slack is the kill's and the sweep's).
@@ -268,4 +270,57 @@ func TestWaitAtMost_GivesUpOnAChildThatNeverExits(t *testing.T) {
 // text: its terminal escapes are made inert, its last line kept.
 func TestLastWords_KeepsTheLastLineAndNoControlCharacter(t *testing.T) {
 	assert.Equal(t, "?[31mFailed to initialize NVML?\tUnknown Error", lastWords("first\n\x1b[31mFailed to initialize NVML\a\tUnknown Error\n"))
+}
+
+// The check's deadline bounds every call of the tool, the process list's
+// too: with --preflight-timeout 2s and a query_timeout of 60s, a process
+// list that hangs ends at the check's deadline, and the record names that
+// deadline, not the query's bound. By default the host is then as ready as
+// its GPUs say (the list only warns); with foreign_processes: fail it is
+// not ready. The hung tool is killed with its process group.
+func TestPreflight_TheDeadlineBoundsAHungProcessList(t *testing.T) {
+	testutil.NeedLinux(t, "process groups and /proc")
+	for _, failOnForeign := range []bool{false, true} {
+		pids := filepath.Join(t.TempDir(), "pids")
+		t.Cleanup(func() { killFakes(pids) })
+		p := fakePreflight(t, "cuda", "FAKE_GPU_PROCS=hang", "FAKE_GPU_PIDFILE="+pids)
+		p.Timeout, p.QueryTimeout, p.FailOnForeign = 2*time.Second, 60*time.Second, failOnForeign
+		done := make(chan report.Preflight, 1)
+		go func() { done <- p.Check(context.Background(), "start") }()
+		var pf report.Preflight
+		select {
+		case pf = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the check did not end within 30s: its 2s deadline did not bound the process list")
+		}
+		const cut = "nvidia-smi timed out at the preflight's 2s deadline"
+		if failOnForeign {
+			assert.Equal(t, report.PreflightNotReady, pf.Status)
+			assert.Equal(t, "not ready within 2s: "+cut, pf.Reason)
+		} else {
+			assert.Equal(t, report.PreflightReady, pf.Status)
+			assert.Equal(t, 8, pf.GpusFound)
+			assert.Equal(t, cut, pf.ForeignError)
+		}
+		assert.Equal(t, 1, pf.Tries, "no second try past the deadline")
+		data, err := os.ReadFile(pids)
+		require.NoError(t, err)
+		for _, l := range strings.Fields(string(data)) {
+			pid, err := strconv.Atoi(l)
+			require.NoError(t, err)
+			assert.False(t, testutil.Alive(pid), "the hung tool %d was left running", pid)
+		}
+	}
+}
+
+// killFakes kills the process group of every fake tool that wrote its pid
+// to pidfile, so that a test that fails while a fake hangs leaves nothing
+// running (each call of the tool leads a group of its own).
+func killFakes(pidfile string) {
+	data, _ := os.ReadFile(pidfile)
+	for _, l := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(l); err == nil && pid > 0 && testutil.Alive(pid) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
 }
