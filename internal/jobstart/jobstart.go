@@ -16,6 +16,11 @@
 //     the runner starts for each job, found among this process's ancestors
 //     in /proc. A container job's steps run inside the container, where the
 //     runner's processes are not visible: there this source finds nothing.
+//
+// Either answer must be a time the job can have started at: not after the
+// run (beyond ClockSkew), nor more than report.MaxSetup before it. A year-1
+// value would otherwise be logged, and suggested, as a setup of 150
+// million minutes.
 package jobstart
 
 import (
@@ -28,6 +33,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // Env is the variable a workflow sets to the job's start.
@@ -65,28 +73,84 @@ type Source struct {
 	Proc string
 	// PID is the process whose ancestors are searched; 0 is this one.
 	PID int
+	// Now is the run's start, which a job's start must be plausible
+	// against (see plausible); nil is time.Now.
+	Now func() time.Time
 }
 
+// ClockSkew is how far after the run's start a job's start may be: the
+// clock of the step that stamped MILES_CI_JOB_STARTED (or of the runner)
+// may run a little ahead of this one's.
+const ClockSkew = 5 * time.Minute
+
+// shownMax is how many characters of a value a warning shows.
+const shownMax = 64
+
 // Find returns when the job started and whether it could tell. Env wins
-// when it is set; a value that is not an RFC 3339 time is returned as the
+// when it is set; a value that is not an RFC 3339 time, or a time no job
+// of this run can have started at (see plausible), is returned as the
 // error, a warning for the caller to print, and the process tree is
-// looked at instead.
+// looked at instead, its answer held to the same bounds.
 func (s Source) Find() (Start, bool, error) {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
 	var warning error
 	if s.Getenv != nil {
 		if v := s.Getenv(Env); v != "" {
 			t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
+			why := "not an RFC 3339 time such as 2026-12-02T08:23:59Z"
 			if err == nil {
-				return Start{Time: t, From: Env}, true, nil
+				if why = plausible(t, now()); why == "" {
+					return Start{Time: t, From: Env}, true, nil
+				}
 			}
-			warning = fmt.Errorf("%s is %q, not an RFC 3339 time such as 2026-12-02T08:23:59Z; the job's start is not taken from it", Env, v)
+			warning = fmt.Errorf("%s is %s, %s; the job's start is not taken from it", Env, shown(v), why)
 		}
 	}
 	if s.Proc == "" {
 		return Start{}, false, warning
 	}
 	st, ok := s.worker()
-	return st, ok, warning
+	if !ok {
+		return Start{}, false, warning
+	}
+	if why := plausible(st.Time, now()); why != "" {
+		// The worker's start, read from /proc, is no value of anyone's;
+		// a warning already given for the variable stays the one shown.
+		if warning == nil {
+			warning = fmt.Errorf("the %s started at %s, %s; the job's start is not taken from it", st.From, report.Stamp(st.Time), why)
+		}
+		return Start{}, false, warning
+	}
+	return st, true, warning
+}
+
+// plausible says why start cannot be the start of the job running a run
+// that started at run, or "" when it can be: the job started before the
+// run (up to ClockSkew after it: clocks differ), by at most
+// report.MaxSetup, the longest setup a job is taken to have had.
+func plausible(start, run time.Time) string {
+	switch {
+	case start.After(run.Add(ClockSkew)):
+		return fmt.Sprintf("more than %g minutes after this run started (%s)", ClockSkew.Minutes(), report.Stamp(run))
+	case start.Before(run.Add(-report.MaxSetup)):
+		return fmt.Sprintf("more than %g hours before this run started (%s)", report.MaxSetup.Hours(), report.Stamp(run))
+	}
+	return ""
+}
+
+// shown is a value as a warning shows it: Go-quoted, so that a control
+// byte is an escape and the warning one line, and at most shownMax
+// characters of it (textfmt.Cut), the length in bytes said after a cut,
+// so that a 100 kB value costs no 100 kB warning.
+func shown(v string) string {
+	cut := textfmt.Cut(v, shownMax)
+	if cut == v {
+		return strconv.Quote(v)
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(strings.TrimSuffix(cut, "…")), len(v))
 }
 
 // worker finds the Runner.Worker among the ancestors of s.PID and returns

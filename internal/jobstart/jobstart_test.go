@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,11 @@ type proc = struct {
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// fakeNow is a run's start some hours after the fake machine booted
+// (05:34 UTC) and minutes after the jobs of these tests started: a clock
+// of the tests' own, whatever the date.
+func fakeNow() time.Time { return time.Date(2026, 12, 2, 8, 30, 0, 0, time.UTC) }
+
 func TestFind_TheRunnerWorkerAncestorsStart(t *testing.T) {
 	root := fakeProc(t, map[int]proc{
 		1:   {"systemd", 0, 1},
@@ -53,7 +59,7 @@ func TestFind_TheRunnerWorkerAncestorsStart(t *testing.T) {
 		250: {"odd ) (name", 200, 20001}, // a name with a space and parentheses
 		300: {"miles-ci", 250, 20002},
 	})
-	st, ok, err := Source{Getenv: env(nil), Proc: root, PID: 300}.Find()
+	st, ok, err := Source{Getenv: env(nil), Proc: root, PID: 300, Now: fakeNow}.Find()
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, time.Unix(boot, 0).Add(123450*time.Millisecond), st.Time, "12345 ticks of 10 ms after boot")
@@ -72,39 +78,39 @@ func TestFind_NoWorkerAmongTheAncestors(t *testing.T) {
 		8: {"b", 7, 1},
 	})
 	for _, pid := range []int{41, 7, 999} {
-		_, ok, err := Source{Getenv: env(nil), Proc: root, PID: pid}.Find()
+		_, ok, err := Source{Getenv: env(nil), Proc: root, PID: pid, Now: fakeNow}.Find()
 		assert.NoError(t, err)
 		assert.False(t, ok, "pid %d", pid)
 	}
-	_, ok, err := Source{Getenv: env(nil), Proc: filepath.Join(root, "absent"), PID: 41}.Find()
+	_, ok, err := Source{Getenv: env(nil), Proc: filepath.Join(root, "absent"), PID: 41, Now: fakeNow}.Find()
 	assert.NoError(t, err)
 	assert.False(t, ok, "no /proc (macOS)")
 }
 
 func TestFind_TheVariableWinsOverTheProcessTree(t *testing.T) {
 	root := fakeProc(t, map[int]proc{100: {"Runner.Worker", 1, 12345}, 300: {"miles-ci", 100, 20002}})
-	st, ok, err := Source{Getenv: env(map[string]string{Env: "2026-12-02T08:20:00Z"}), Proc: root, PID: 300}.Find()
+	st, ok, err := Source{Getenv: env(map[string]string{Env: "2026-12-02T08:20:00Z"}), Proc: root, PID: 300, Now: fakeNow}.Find()
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, Start{Time: time.Date(2026, 12, 2, 8, 20, 0, 0, time.UTC), From: Env}, st)
 
 	// With a fraction and an offset, or a trailing newline from a shell.
 	for _, v := range []string{"2026-12-02T09:20:00.250+01:00", "2026-12-02T08:20:00.25Z\n"} {
-		st, ok, err = Source{Getenv: env(map[string]string{Env: v})}.Find()
+		st, ok, err = Source{Getenv: env(map[string]string{Env: v}), Now: fakeNow}.Find()
 		require.NoError(t, err)
 		require.True(t, ok)
 		assert.True(t, st.Time.Equal(time.Date(2026, 12, 2, 8, 20, 0, 250e6, time.UTC)), "%q gave %v", v, st.Time)
 	}
 
 	// Not a time: a warning, and the process tree answers.
-	st, ok, err = Source{Getenv: env(map[string]string{Env: "1796189640\n::error::x"}), Proc: root, PID: 300}.Find()
+	st, ok, err = Source{Getenv: env(map[string]string{Env: "1796189640\n::error::x"}), Proc: root, PID: 300, Now: fakeNow}.Find()
 	require.Error(t, err)
 	assert.Equal(t, `MILES_CI_JOB_STARTED is "1796189640\n::error::x", not an RFC 3339 time such as 2026-12-02T08:23:59Z; the job's start is not taken from it`, err.Error())
 	assert.True(t, ok)
 	assert.Equal(t, "Runner.Worker process 100", st.From)
 
 	// No /proc to look at: only the variable.
-	_, ok, err = Source{Getenv: env(nil), PID: 300}.Find()
+	_, ok, err = Source{Getenv: env(nil), PID: 300, Now: fakeNow}.Find()
 	assert.NoError(t, err)
 	assert.False(t, ok)
 }
@@ -123,4 +129,59 @@ func TestReadStat_ThisProcess(t *testing.T) {
 	require.NoError(t, err)
 	started := b.Add(time.Duration(ticks) * (time.Second / userHZ))
 	assert.True(t, started.After(b) && started.Before(time.Now().Add(2*time.Second)), "started %v, booted %v", started, b)
+}
+
+// A start after the run's (beyond a clock's skew) or more than a day
+// before it is no job's start: one warning line, and the next source
+// answers, as for a value that is no time.
+func TestFind_AnImplausibleStartIsRefused(t *testing.T) {
+	run := time.Date(2026, 12, 2, 8, 30, 0, 0, time.UTC)
+	now := func() time.Time { return run }
+	find := func(v string, proc string) (Start, bool, error) {
+		return Source{Getenv: env(map[string]string{Env: v}), Proc: proc, PID: 300, Now: now}.Find()
+	}
+	for v, want := range map[string]string{
+		"0001-01-01T00:00:00Z": `MILES_CI_JOB_STARTED is "0001-01-01T00:00:00Z", more than 24 hours before this run started (2026-12-02T08:30:00.000Z); the job's start is not taken from it`,
+		"2026-12-01T08:29:59Z": `MILES_CI_JOB_STARTED is "2026-12-01T08:29:59Z", more than 24 hours before this run started (2026-12-02T08:30:00.000Z); the job's start is not taken from it`,
+		"2026-12-02T08:35:01Z": `MILES_CI_JOB_STARTED is "2026-12-02T08:35:01Z", more than 5 minutes after this run started (2026-12-02T08:30:00.000Z); the job's start is not taken from it`,
+		"9999-12-31T23:59:59Z": `MILES_CI_JOB_STARTED is "9999-12-31T23:59:59Z", more than 5 minutes after this run started (2026-12-02T08:30:00.000Z); the job's start is not taken from it`,
+	} {
+		_, ok, err := find(v, "")
+		require.Error(t, err, v)
+		assert.Equal(t, want, err.Error())
+		assert.False(t, ok, "%s is not taken", v)
+	}
+	// Within the bounds: a day's setup, and a clock a little ahead.
+	for _, v := range []string{"2026-12-01T08:30:00Z", "2026-12-02T08:34:59Z"} {
+		st, ok, err := find(v, "")
+		require.NoError(t, err, v)
+		require.True(t, ok, v)
+		assert.Equal(t, Env, st.From)
+	}
+	// Refused, the process tree answers.
+	root := fakeProc(t, map[int]proc{100: {"Runner.Worker", 1, 12345}, 300: {"miles-ci", 100, 20002}})
+	workerStarted := time.Unix(boot, 0).Add(123450 * time.Millisecond)
+	now = func() time.Time { return workerStarted.Add(10 * time.Minute) }
+	st, ok, err := find("0001-01-01T00:00:00Z", root)
+	require.Error(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "Runner.Worker process 100", st.From)
+	// A runner's process is held to the same bounds.
+	now = func() time.Time { return workerStarted.Add(25 * time.Hour) }
+	_, ok, err = Source{Getenv: env(nil), Proc: root, PID: 300, Now: now}.Find()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Runner.Worker process 100 started at ")
+	assert.Contains(t, err.Error(), ", more than 24 hours before this run started")
+	assert.False(t, ok)
+}
+
+// The warning shows at most 64 characters of the value, Go-quoted (a
+// control byte is written as an escape), and says how long it was.
+func TestFind_TheWarningShowsABoundedValue(t *testing.T) {
+	long := "\x1b[2J" + strings.Repeat("A", 100<<10)
+	_, ok, err := Source{Getenv: env(map[string]string{Env: long})}.Find()
+	require.Error(t, err)
+	assert.False(t, ok)
+	assert.Equal(t, `MILES_CI_JOB_STARTED is "\x1b[2J`+strings.Repeat("A", 60)+`"… (102404 bytes), not an RFC 3339 time such as 2026-12-02T08:23:59Z; the job's start is not taken from it`, err.Error())
+	assert.NotContains(t, err.Error(), "\x1b")
 }

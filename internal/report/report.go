@@ -260,14 +260,33 @@ func Stamp(t time.Time) string { return t.UTC().Format(StartedLayout) }
 
 // SetupSeconds is the setup of the run's job: the seconds from its start to
 // the first test's (see JobStarted), to the millisecond, and whether the
-// report knows both and they are in that order.
+// report knows both and they make a setup (PlausibleSetup).
 func SetupSeconds(r *Report) (float64, bool) {
 	job, err1 := time.Parse(time.RFC3339Nano, r.JobStarted)
 	first, err2 := time.Parse(time.RFC3339Nano, r.FirstTestStarted)
-	if err1 != nil || err2 != nil || first.Before(job) {
+	if err1 != nil || err2 != nil {
 		return 0, false
 	}
-	return Seconds(first.Sub(job).Seconds()), true
+	setup := Seconds(first.Sub(job).Seconds())
+	if !PlausibleSetup(setup) {
+		return 0, false
+	}
+	return setup, true
+}
+
+// MaxSetup is the longest setup a job is taken to have had. A job on a
+// GitHub-hosted runner lasts at most 6 h, one on a self-hosted runner 5
+// days, but no job spends a day before its first test (a runner picked,
+// an image pulled, a tree checked out): a longer "setup" is a clock or a
+// value gone wrong (a job started in year 1), or a job that ran other
+// work first, and counting it would make history setup suggest it.
+const MaxSetup = 24 * time.Hour
+
+// PlausibleSetup reports whether seconds can be a job's setup: from 0 to
+// MaxSetup (NaN cannot). A report or a database row from an older
+// miles-ci may hold any number.
+func PlausibleSetup(seconds float64) bool {
+	return seconds >= 0 && seconds <= MaxSetup.Seconds()
 }
 
 // Seconds rounds a duration in seconds to milliseconds, the precision of

@@ -27,6 +27,10 @@ func TestSetupSeconds_FromTheJobsStartToTheFirstTest(t *testing.T) {
 		{"2026-12-02T08:20:00.000Z", "", 0, false},                         // no test ran
 		{"2026-12-02T08:25:00.000Z", "2026-12-02T08:24:12.345Z", 0, false}, // a clock that disagrees
 		{"soon", "2026-12-02T08:24:12.345Z", 0, false},
+		// No job spends more than a day (MaxSetup) before its first test.
+		{"2026-12-01T08:24:12.345Z", "2026-12-02T08:24:12.345Z", 86400, true},
+		{"2026-12-01T08:24:12.344Z", "2026-12-02T08:24:12.345Z", 0, false},
+		{"0001-01-01T00:00:00Z", "2026-12-02T08:24:12.345Z", 0, false},
 	} {
 		got, ok := SetupSeconds(&Report{JobStarted: tc.job, FirstTestStarted: tc.first})
 		assert.Equal(t, tc.ok, ok, "%s → %s", tc.job, tc.first)

@@ -69,3 +69,17 @@ func TestRun_TheReportSaysWhenTheJobAndItsFirstTestStarted(t *testing.T) {
 	assert.Equal(t, "2026-12-02T08:25:00.000Z", rep.JobStarted)
 	assert.NotContains(t, out, "[CI Setup]")
 }
+
+// A job start no job can have had (year 1, or after the run) is refused
+// with one warning line: the report has no job_started, the log no setup.
+func TestRun_AnImplausibleJobStartIsLeftOut(t *testing.T) {
+	now := time.Date(2026, 12, 2, 9, 30, 0, 500e6, time.UTC)
+	once := runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1}
+	for _, v := range []string{"0001-01-01T00:00:00Z", "2026-12-03T09:30:00Z"} {
+		text, rep, out, errOut := runTimed(t, once, map[string]string{"MILES_CI_JOB_STARTED": v}, now)
+		assert.Empty(t, rep.JobStarted, v)
+		assert.Contains(t, text, `"job_started": "",`)
+		assert.NotContains(t, out, "[CI Setup]")
+		assert.Regexp(t, `^warning: MILES_CI_JOB_STARTED is "`+v+`", more than .* this run started \(2026-12-02T09:30:00.500Z\); the job's start is not taken from it\n$`, errOut)
+	}
+}

@@ -127,8 +127,12 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		gateBase = dir
 		env = append(env, runner.RecordDirEnv+"="+dir)
 	}
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
 	host := Host(s.Getenv, s.Hostname)
-	job, jobKnown, warning := jobstart.Source{Getenv: s.Getenv, Proc: s.Proc}.Find()
+	job, jobKnown, warning := jobstart.Source{Getenv: s.Getenv, Proc: s.Proc, Now: now}.Find()
 	if warning != nil {
 		fmt.Fprintf(s.ErrOut, "warning: %v\n", warning)
 	}
@@ -136,10 +140,6 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	files := make([]runner.File, len(p.Tests))
 	for i, r := range p.Tests {
 		files[i] = runner.File{Name: r.File, EstTime: r.EstTime}
-	}
-	now := s.Now
-	if now == nil {
-		now = time.Now
 	}
 	var fps []runner.Fingerprint
 	for _, f := range config.InfraFingerprintsFor(s.InfraFingerprints, p.Backend) {
