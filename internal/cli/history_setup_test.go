@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
@@ -154,4 +156,53 @@ func TestHistory_DaysBeyondACenturyIsAUsageError(t *testing.T) {
 	code, _, errOut := askAt(t, "history", "timings", "--from", dir, "--days", "106752")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "--days 106752: at most 36525 (a century)")
+}
+
+// A setup no job can have had (its job "started" in year 1, or more than
+// a day before its first test), which an older miles-ci wrote into
+// reports and database rows, is no setup: the run counts as UNKNOWN in
+// either store, and the suggestion is made of the plausible ones.
+func TestHistorySetup_AnImplausibleStoredSetupCountsAsUnknown(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	dir := t.TempDir()
+	started := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	var rows []history.Row
+	write := func(name, job string) {
+		first := started.Add(90 * time.Second)
+		r := &report.Report{Suite: "stage-x", Backend: "cuda", Started: started.Format(report.StartedLayout),
+			JobStarted: job, FirstTestStarted: report.Stamp(first),
+			Host: &report.Host{Runner: "r", Repository: "radixark/miles", RunID: name, RunAttempt: "1", Job: "gpu"},
+			Files: []report.File{{File: "tests/a.py", Status: report.Pass, Attempts: 1, Elapsed: 5,
+				AttemptsDetail: []report.Attempt{{Attempt: 1, Status: report.Pass, Elapsed: 5}}}}}
+		r.Finish()
+		data, err := report.Marshal(r)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".json"), data, 0o644))
+		rs, err := history.RowsOf(r)
+		require.NoError(t, err)
+		// The setup as miles-ci computed it before it knew better.
+		jobAt, err := time.Parse(time.RFC3339Nano, job)
+		require.NoError(t, err)
+		setup := report.Seconds(first.Sub(jobAt).Seconds())
+		for i := range rs {
+			rs[i].Setup = &setup
+		}
+		rows = append(rows, rs...)
+	}
+	write("1", report.Stamp(started))
+	write("2", "0001-01-01T00:00:00.000Z")
+	write("3", report.Stamp(started.Add(-30*time.Hour)))
+	ctx := context.Background()
+	store, err := history.OpenPostgres(ctx, url, history.ForWriting)
+	require.NoError(t, err)
+	_, err = store.Write(ctx, rows)
+	require.NoError(t, err)
+	require.NoError(t, store.Close())
+
+	code, out := askBoth(t, dir, []string{url}, "history", "setup")
+	require.Equal(t, 0, code)
+	assert.Equal(t, strings.Join([]string{
+		"SUITE    BACKEND  JOBS  UNKNOWN  MEDIAN     P90     MAX           SUGGESTED",
+		"stage-x  cuda        1        2  90.000  90.000  90.000  setup_minutes: 1.5",
+		""}, "\n"), out)
 }

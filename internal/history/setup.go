@@ -24,7 +24,8 @@ func SetupFilter(f Filter) Filter {
 type SuiteSetup struct {
 	Suite, Backend string
 	// Jobs counts the runs that knew their job's start; Unknown the runs
-	// that did not (no MILES_CI_JOB_STARTED, no visible runner process).
+	// that did not (no MILES_CI_JOB_STARTED, no visible runner process)
+	// or whose setup no job can have had (report.PlausibleSetup).
 	Jobs, Unknown int
 	// Median, P90 and Max are seconds, to the millisecond.
 	Median, P90, Max float64
@@ -66,7 +67,9 @@ func (a *SetupAnswer) Add(r *Row) error {
 		s = &SuiteSetup{Suite: r.Suite, Backend: r.Backend}
 		a.bySuite[k] = s
 	}
-	if r.Setup == nil {
+	// A setup no job can have had (stored by an older miles-ci, or
+	// forged) is no known setup: counted, it would be the suggestion.
+	if r.Setup == nil || !report.PlausibleSetup(*r.Setup) {
 		s.Unknown++
 		return nil
 	}
