@@ -5,12 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -204,5 +208,48 @@ func TestRun_PreflightKeysAreDocumented(t *testing.T) {
 	}
 	for _, k := range []string{"preflights", "host_not_ready", "pid", "used_mib"} {
 		assert.Contains(t, doc, `"`+k+`"`)
+	}
+}
+
+// --preflight-timeout bounds every call of the check, whatever the
+// configuration's query_timeout: with 2s against 60s, a process list that
+// hangs ends at the check's deadline, the record naming that deadline
+// (by default the list only warns, and the tests run).
+func TestRun_ThePreflightTimeoutBoundsAHungProcessList(t *testing.T) {
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Cleanup(func() { killFakeGroups(pids) })
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""),
+		config.FileName: "extends: default\npreflight:\n  query_timeout: 60s\n"})
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	f, _, errOut := shellFactory(root, map[string]string{"PATH": fakeGPUDir(t)})
+	f.Environ = func() []string { return append(os.Environ(), "FAKE_GPU_PROCS=hang", "FAKE_GPU_PIDFILE="+pids) }
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(append([]string{"--root", root}, runArgs("--json-report", jsonPath, "--preflight-timeout", "2s")...), f)
+	}()
+	select {
+	case code := <-done:
+		require.Equal(t, 0, code, errOut.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("run did not end within 30s: --preflight-timeout 2s did not bound the process list's call")
+	}
+	rep, err := report.Read(jsonPath)
+	require.NoError(t, err)
+	require.Len(t, rep.Preflights, 1)
+	pf := rep.Preflights[0]
+	assert.Equal(t, report.PreflightReady, pf.Status)
+	assert.Equal(t, "nvidia-smi timed out at the preflight's 2s deadline", pf.ForeignError)
+	assert.Equal(t, []string{"a"}, ranLog(t, root))
+}
+
+// killFakeGroups kills the process group of every fake GPU tool that
+// wrote its pid to pidfile: a test that fails while one hangs leaves
+// nothing running.
+func killFakeGroups(pidfile string) {
+	data, _ := os.ReadFile(pidfile)
+	for _, l := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(l); err == nil && pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
 	}
 }
