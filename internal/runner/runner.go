@@ -233,8 +233,8 @@ type Options struct {
 	Preflight func(ctx context.Context, when string) (ready bool)
 	// FileDone, when set, is called after each file that ran (at least one
 	// attempt), with the file's index and result, before the next file
-	// starts: the run history writes the file's attempts there, so a job
-	// cancelled later keeps what it wrote.
+	// starts: the run history hands the file's attempts to its writer
+	// there (and returns at once), so a job cancelled later keeps them.
 	FileDone func(i int, res *FileResult)
 	// Fingerprints recognise a failure of the host in a file's output
 	// (see infra.go); nil reads no output that is not captured anyway.

@@ -72,7 +72,9 @@ type Spec struct {
 	Proc string
 	// History, when set, receives the rows of each file as it finishes
 	// (GPU suites; a CPU suite's one pytest process has no file attempts
-	// of its own).
+	// of its own) and writes them behind the tests; the run's end, after
+	// the reports are written, waits for the last of them within the
+	// recorder's flush bound.
 	History *history.Recorder
 }
 
