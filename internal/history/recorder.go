@@ -61,8 +61,19 @@ func (r *Recorder) Record(ctx context.Context, rows []Row) {
 // Close closes the store.
 func (r *Recorder) Close() {
 	if r.w != nil {
+		r.warnRefused()
 		r.w.Close()
 		r.w = nil
+	}
+}
+
+// warnRefused says which rows the store refused, if it says (a row the
+// server cannot store costs no other row, but is said once).
+func (r *Recorder) warnRefused() {
+	if p, ok := r.w.(interface{ Warnings() []string }); ok && r.Warn != nil {
+		for _, w := range p.Warnings() {
+			fmt.Fprintf(r.Warn, "warning: history: %s\n", w)
+		}
 	}
 }
 
@@ -70,6 +81,7 @@ func (r *Recorder) Close() {
 func (r *Recorder) fail(err error) {
 	r.failed = true
 	if r.w != nil {
+		r.warnRefused()
 		r.w.Close()
 		r.w = nil
 	}
