@@ -333,7 +333,8 @@ for *.json) to the run history in the PostgreSQL database at --to (default:
 $MILES_CI_HISTORY_URL). A row already there is left as it is, so importing a
 report again, or one whose run wrote some of its rows before the database
 went away, adds exactly the rows that are missing. Prints how many rows were
-added and how many were there already.`,
+added and how many were there already; a row the database refuses (see
+miles-ci help history) is left out with a warning, and the others written.`,
 		Example: `  gh run download 12345 -D reports && miles-ci history import --to "$MILES_CI_HISTORY_URL" reports/`,
 		Args:    needInputs("run reports (run --json-report) or directories of them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
