@@ -298,3 +298,37 @@ func TestForgedReports_FromTheDatabaseStayInert(t *testing.T) {
 		assert.Equal(t, dirOut, out, "%v: the database and the directory answer alike", args)
 	}
 }
+
+// A row the server refuses (a constraint of the database's owner stands
+// in for any value it cannot store) costs no other row: a run writes the
+// others and says so once, and an import counts it as refused.
+func TestHistory_ARowTheServerRefusesCostsNoOtherRow(t *testing.T) {
+	srv := testutil.Postgres(t)
+	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""), "tests/e2e/test_b.py": gpuTest("b", ""),
+		"tests/e2e/test_c.py": gpuTest("c", "")})
+	refusing := func() string {
+		url := srv.NewDatabase(t)
+		code, _, errOut := miles(t, root, nil, "history", "import", "--to", url, t.TempDir())
+		require.Equal(t, 0, code, errOut)
+		sqlExec(t, url, `ALTER TABLE miles_ci_attempts ADD CONSTRAINT no_b CHECK (file <> 'tests/e2e/test_b.py')`)
+		return url
+	}
+	url := refusing()
+	dir := t.TempDir()
+	cmd := milesCommand(t, root, nil, historyRunArgs(root, 0, 1, filepath.Join(dir, "run.json"))...)
+	cmd.Args = append(cmd.Args, "--history", url)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	assert.Equal(t, 2, countRows(t, url), "the run wrote the other files' rows")
+	assert.Equal(t, 1, strings.Count(stderr.String(), "warning: history:"), stderr.String())
+	assert.Contains(t, stderr.String(), `warning: history: refused 1 row and wrote the others; the first: file "tests/e2e/test_b.py" attempt 1 of suite "`+reportSuite+`" (started `)
+	assert.Contains(t, stderr.String(), `violates check constraint "no_b" (SQLSTATE 23514)`)
+
+	url = refusing()
+	code, out, errOut := miles(t, root, nil, "history", "import", "--to", url, dir)
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "history import: 2 rows added, 0 already present, 1 refused, from 1 report\n", out)
+	assert.Equal(t, 1, strings.Count(errOut, "warning: history:"), errOut)
+	assert.Contains(t, errOut, `warning: history: refused 1 row and wrote the others; the first: file "tests/e2e/test_b.py"`)
+}
