@@ -175,7 +175,7 @@ func OpenPostgres(ctx context.Context, url string, mode Mode) (*Postgres, error)
 	// older one, finds out when it next writes to the gone client, which
 	// a statement sorting or counting a whole table may not do for
 	// minutes).
-	if _, err := p.conn.Exec(sctx, `SET client_connection_check_interval = `+checkInterval); err != nil && !refused(err) {
+	if _, err := p.conn.Exec(sctx, `SET client_connection_check_interval = `+checkInterval); err != nil && !serverAnswered(err) {
 		p.Close()
 		return nil, p.wrap("connect", err)
 	}
@@ -251,9 +251,9 @@ func resolvedAddrs(err error) *strings.Replacer {
 // connected.
 const checkInterval = "'1s'"
 
-// refused reports whether err is the server's answer to a statement
+// serverAnswered reports whether err is the server's answer to a statement
 // (rather than a connection that failed).
-func refused(err error) bool {
+func serverAnswered(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe)
 }
