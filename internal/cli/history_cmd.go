@@ -114,7 +114,7 @@ func (h *historyFilterFlags) filter(now time.Time) (history.Filter, error) {
 
 // openHistory opens the history from names: a PostgreSQL URL (one), or
 // directories and files of run reports. The reader's Close is the
-// caller's. A directory's skips are warned about by warnSkipped.
+// caller's. What a scan skips is warned about by warnSkipped.
 func openHistory(ctx context.Context, from string) (history.Reader, error) {
 	if history.IsURL(from) {
 		return history.OpenPostgres(ctx, from, history.ForReading)
@@ -139,8 +139,15 @@ func checkReportsPath(from string) error {
 	return nil
 }
 
-// warnSkipped says what a directory scan left out, one line per reason.
+// warnSkipped says what a scan left out, one line per reason: the files
+// of a directory, the rows of a database that no run writes.
 func warnSkipped(f *Factory, r history.Reader, names string) {
+	if p, ok := r.(*history.Postgres); ok {
+		for _, w := range p.Warnings() {
+			fmt.Fprintf(f.ErrOut, "warning: history: %s\n", textfmt.OneLine(w))
+		}
+		return
+	}
 	d, ok := r.(*history.Dir)
 	if !ok {
 		return
@@ -326,7 +333,8 @@ for *.json) to the run history in the PostgreSQL database at --to (default:
 $MILES_CI_HISTORY_URL). A row already there is left as it is, so importing a
 report again, or one whose run wrote some of its rows before the database
 went away, adds exactly the rows that are missing. Prints how many rows were
-added and how many were there already.`,
+added and how many were there already; a row the database refuses (see
+miles-ci help history) is left out with a warning, and the others written.`,
 		Example: `  gh run download 12345 -D reports && miles-ci history import --to "$MILES_CI_HISTORY_URL" reports/`,
 		Args:    needInputs("run reports (run --json-report) or directories of them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -384,10 +392,16 @@ func historyImportRun(ctx context.Context, f *Factory, opts *HistoryImportOption
 		err = flush()
 	}
 	warnSkipped(f, src, strings.Join(opts.Inputs, " "))
+	warnSkipped(f, store, "")
 	if err != nil {
 		return historyError(err)
 	}
-	_, err = fmt.Fprintf(f.Out, "history import: %s added, %d already present, from %s\n",
-		textfmt.CountNoun(added, "row"), total-added, textfmt.CountNoun(src.Reports, "report"))
+	refused := ""
+	if n := store.Refused.Count; n > 0 {
+		refused = fmt.Sprintf(", %d refused", n)
+		total -= n
+	}
+	_, err = fmt.Fprintf(f.Out, "history import: %s added, %d already present%s, from %s\n",
+		textfmt.CountNoun(added, "row"), total-added, refused, textfmt.CountNoun(src.Reports, "report"))
 	return err
 }

@@ -16,8 +16,8 @@ import (
 )
 
 // scanHistory reads the rows that filter keeps from the history at from
-// into add, within historyQueryTimeout, and warns about what a directory
-// skipped.
+// into add, within historyQueryTimeout, and warns about what the scan
+// skipped (a directory's files, a database's rows).
 func scanHistory(ctx context.Context, f *Factory, from string, filter history.Filter, add func(*history.Row) error) error {
 	if from == "" {
 		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")

@@ -35,10 +35,11 @@ func BenchmarkPostgresTimings(b *testing.B) {
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(b, err)
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, `INSERT INTO miles_ci_attempts (repository, workflow, run_id, run_attempt, job, event, sha,
+	// Each row_key is a digest of the row's number: unique, as Row.key is.
+	_, err = conn.Exec(ctx, `INSERT INTO miles_ci_attempts (row_key, repository, workflow, run_id, run_attempt, job, event, sha,
 		cadence, started, suite, backend, shard_id, shard_size, run_key, file, attempt, status, cause, elapsed, est_time,
 		timeout, runner, hostname)
-		SELECT 'radixark/miles', 'PR Test', (g / 300)::text, '1', 'gpu', 'pull_request', 'sha', 'regular',
+		SELECT sha256(convert_to(g::text, 'UTF8')), 'radixark/miles', 'PR Test', (g / 300)::text, '1', 'gpu', 'pull_request', 'sha', 'regular',
 			timestamptz '2026-01-01 00:00:00+00' + (g / 300) * interval '10 minutes', 'stage-c', 'cuda', g % 4, 4,
 			'gh' || chr(31) || 'radixark/miles' || chr(31) || (g / 300)::text || chr(31) || '1',
 			'tests/e2e/test_' || (g % 300) || '.py', 1, CASE WHEN g % 17 = 0 THEN 'FAIL' ELSE 'PASS' END, '',

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,15 +37,23 @@ const SchemaVersion = 1
 // one transaction with the version update, after a transaction-level
 // advisory lock (lockKey), so that shards creating the schema at the same
 // moment take turns and the later ones find it done.
+//
+// No index holds a value of a row's as it is: an index entry has at most
+// 2,704 bytes, and a test path or a suite name from a report can be
+// longer (one such row would fail every insert of its statement). The
+// unique index is on row_key, the digest of the row's identity (Row.key);
+// the others are on the md5 of their text, which the queries compare
+// besides the text itself.
 var migrations = []string{
 	`CREATE TABLE miles_ci_attempts (
+		row_key     bytea NOT NULL,
 		repository  text NOT NULL,
 		workflow    text NOT NULL,
 		run_id      text NOT NULL,
 		run_attempt text NOT NULL,
 		job         text NOT NULL,
 		event       text NOT NULL,
-		pr          integer,
+		pr          bigint,
 		sha         text NOT NULL,
 		cadence     text NOT NULL,
 		started     timestamptz NOT NULL,
@@ -54,7 +63,7 @@ var migrations = []string{
 		shard_size  integer NOT NULL,
 		run_key     text NOT NULL,
 		file        text NOT NULL,
-		attempt     integer NOT NULL,
+		attempt     bigint NOT NULL,
 		status      text NOT NULL,
 		cause       text NOT NULL,
 		fingerprint text NOT NULL DEFAULT '',
@@ -65,19 +74,19 @@ var migrations = []string{
 		hostname    text NOT NULL,
 		setup       double precision,
 		written_at  timestamptz NOT NULL DEFAULT now(),
-		UNIQUE (repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt)
+		CONSTRAINT miles_ci_attempts_row_key UNIQUE (row_key)
 	);
-	CREATE INDEX miles_ci_attempts_suite_started ON miles_ci_attempts (suite, started);
-	CREATE INDEX miles_ci_attempts_run_key ON miles_ci_attempts (run_key);`,
+	CREATE INDEX miles_ci_attempts_suite_started ON miles_ci_attempts (md5(suite), started);
+	CREATE INDEX miles_ci_attempts_run_key ON miles_ci_attempts (md5(run_key));`,
 }
 
 // lockKey is the advisory lock the migrations hold: any constant no other
 // user of the database picks ("miles-ci" in ASCII).
 const lockKey = 0x6d696c65732d6369
 
-// columns are the columns a row fills, in the order of rowValues and of
-// the scan.
-var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
+// columns are the columns a row fills, in the order of rowArrays; the
+// scan reads them but the first.
+var columns = []string{"row_key", "repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
 	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
 	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname", "setup"}
 
@@ -86,8 +95,8 @@ var columns = []string{"repository", "workflow", "run_id", "run_attempt", "job",
 var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
 
 // columnTypes are the columns' types, for the arrays of an insert.
-var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4", "text",
-	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int4",
+var columnTypes = []string{"bytea", "text", "text", "text", "text", "text", "text", "int8", "text",
+	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int8",
 	"text", "text", "text", "float8", "float8", "int8", "text", "text", "float8"}
 
 // Postgres is the fleet's store: the tables miles_ci_schema (the schema's
@@ -96,6 +105,26 @@ var columnTypes = []string{"text", "text", "text", "text", "text", "text", "int4
 type Postgres struct {
 	conn   *pgx.Conn
 	redact *strings.Replacer
+	// Refused counts the rows Write left out (see Write), Skipped those
+	// the last Scan did (see Scan); Warnings says so.
+	Refused rowSkips
+	Skipped rowSkips
+}
+
+// Warnings returns one line for the rows the store refused to write and
+// one for those the last scan skipped, naming the first of each; none
+// when there were none.
+func (p *Postgres) Warnings() []string {
+	var out []string
+	for _, w := range []string{
+		p.Refused.warning("refused", "and wrote the others"),
+		p.Skipped.warning("skipped", "that no run writes"),
+	} {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // IsURL reports whether s names a PostgreSQL database (postgres:// or
@@ -136,6 +165,20 @@ func OpenPostgres(ctx context.Context, url string, mode Mode) (*Postgres, error)
 	}
 	sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
 	defer cancel()
+	// A cancelled context (a stop signal, a bound run out) cancels the
+	// statement: pgx gives up on the connection and sends the server a
+	// cancel request as it closes it. But a reading command that a signal
+	// ends exits at once, and its process may be gone before the request
+	// is: the server is also asked to check, while a statement runs, that
+	// its client is still there, and to end the statement when it is not
+	// (PostgreSQL 14 and later; a server that refuses the setting, an
+	// older one, finds out when it next writes to the gone client, which
+	// a statement sorting or counting a whole table may not do for
+	// minutes).
+	if _, err := p.conn.Exec(sctx, `SET client_connection_check_interval = `+checkInterval); err != nil && !serverAnswered(err) {
+		p.Close()
+		return nil, p.wrap("connect", err)
+	}
 	if mode == ForWriting {
 		err = p.migrate(sctx)
 	} else {
@@ -201,6 +244,18 @@ func resolvedAddrs(err error) *strings.Replacer {
 	}
 	walk(err)
 	return strings.NewReplacer(pairs...)
+}
+
+// checkInterval is client_connection_check_interval: how often the
+// server checks, while a statement runs, that its client is still
+// connected.
+const checkInterval = "'1s'"
+
+// serverAnswered reports whether err is the server's answer to a statement
+// (rather than a connection that failed).
+func serverAnswered(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe)
 }
 
 // Error is a failure of the database, its message free of the URL's
@@ -315,71 +370,172 @@ func (p *Postgres) Close() error {
 	return p.conn.Close(ctx)
 }
 
-// insertSQL inserts rows given as one array per column, leaving the rows
-// already there.
+// insertSQL inserts rows given as one array per column, in the arrays'
+// order, leaving the rows already there.
 var insertSQL = func() string {
 	args := make([]string, len(columns))
 	for i, t := range columnTypes {
 		args[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
 	}
 	return "INSERT INTO miles_ci_attempts (" + strings.Join(columns, ", ") + ") SELECT * FROM unnest(" +
-		strings.Join(args, ", ") + ") ON CONFLICT DO NOTHING"
+		strings.Join(args, ", ") + ") ON CONFLICT (row_key) DO NOTHING"
 }()
 
 // writeChunk bounds the rows of one statement, so that each stays well
 // within StatementTimeout.
 const writeChunk = 2000
 
+// writeTries bounds how often a statement the server ended to break a
+// deadlock (or a serialization failure) is tried.
+const writeTries = 4
+
+// keyedRow is a row to write and its key (Row.key).
+type keyedRow struct {
+	row *Row
+	key []byte
+}
+
 // Write implements Writer: the rows go in statements of at most
 // writeChunk rows, each bounded by StatementTimeout.
+//
+// One row never costs the others. A row that no run writes (see
+// Row.check) is left out before any statement, and so is one the server
+// refuses (a value it cannot store): its statement fails whole, and its
+// rows go again one at a time. Such rows are counted in Refused, not
+// returned as an error; an error is the store's failure (unreachable,
+// too slow, no permission), which no row caused.
+//
+// Two writers of overlapping rows (two imports of the same reports in
+// opposite orders) never deadlock: each statement inserts its rows in
+// the order of their keys, so neither waits for a row the other holds
+// while holding one it waits for. A deadlock or serialization failure a
+// statement meets anyway (a writer that does not sort) is retried.
 func (p *Postgres) Write(ctx context.Context, rows []Row) (int, error) {
+	keyed := make([]keyedRow, 0, len(rows))
+	for i := range rows {
+		if err := rows[i].check(); err != nil {
+			p.Refused.add(&rows[i], err.Error())
+			continue
+		}
+		keyed = append(keyed, keyedRow{&rows[i], rows[i].key()})
+	}
+	slices.SortFunc(keyed, func(a, b keyedRow) int { return bytes.Compare(a.key, b.key) })
 	added := 0
-	for len(rows) > 0 {
-		n := min(len(rows), writeChunk)
-		cols := rowArrays(rows[:n])
-		sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
-		tag, err := p.conn.Exec(sctx, insertSQL, cols...)
-		cancel()
+	for len(keyed) > 0 {
+		n := min(len(keyed), writeChunk)
+		k, err := p.insert(ctx, keyed[:n])
+		if err != nil && rowRefused(err) {
+			k, err = p.insertEach(ctx, keyed[:n])
+		}
+		added += k
 		if err != nil {
 			return added, p.wrap("write", err)
 		}
-		added += int(tag.RowsAffected())
-		rows = rows[n:]
+		keyed = keyed[n:]
 	}
 	return added, nil
 }
 
+// insertEach inserts rows one statement each, leaving out (and counting
+// in Refused) those the server refuses.
+func (p *Postgres) insertEach(ctx context.Context, rows []keyedRow) (int, error) {
+	added := 0
+	for i := range rows {
+		n, err := p.insert(ctx, rows[i:i+1])
+		switch {
+		case err != nil && rowRefused(err):
+			p.Refused.add(rows[i].row, p.wrap("write", err).(*Error).Msg)
+		case err != nil:
+			return added, err
+		}
+		added += n
+	}
+	return added, nil
+}
+
+// insert runs one insert statement within StatementTimeout, again after a
+// deadlock, up to writeTries times.
+func (p *Postgres) insert(ctx context.Context, rows []keyedRow) (int, error) {
+	cols := rowArrays(rows)
+	for try := 1; ; try++ {
+		sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
+		tag, err := p.conn.Exec(sctx, insertSQL, cols...)
+		cancel()
+		if err == nil {
+			return int(tag.RowsAffected()), nil
+		}
+		if try == writeTries || !conflicted(err) {
+			return 0, err
+		}
+		// The other writer goes on once this one's statement is undone;
+		// a pause that grows with each try lets it finish.
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(time.Duration(try) * 20 * time.Millisecond):
+		}
+	}
+}
+
+// conflicted reports whether the server ended a statement because it
+// met another's: a deadlock or a serialization failure, which the same
+// statement again may not meet.
+func conflicted(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// rowRefused reports whether err is the server refusing a value of a row
+// (a data exception, a violated constraint, a value past a limit of the
+// server's), as opposed to the store failing: the statement's other rows
+// may well go in without it.
+func rowRefused(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || len(pe.Code) != 5 {
+		return false
+	}
+	switch pe.Code[:2] {
+	case "22", "23", "54": // data_exception, integrity_constraint_violation, program_limit_exceeded
+		return true
+	}
+	return false
+}
+
 // rowArrays turns rows into one array per column, in columns' order.
-func rowArrays(rows []Row) []any {
+func rowArrays(rows []keyedRow) []any {
 	n := len(rows)
 	text := func(get func(*Row) string) []string {
 		out := make([]string, n)
 		for i := range rows {
-			out[i] = get(&rows[i])
+			out[i] = get(rows[i].row)
 		}
 		return out
 	}
 	ints := func(get func(*Row) int) []int32 {
 		out := make([]int32, n)
 		for i := range rows {
-			out[i] = int32(get(&rows[i]))
+			// Row.check bounds a shard and its count to 1,000,000.
+			out[i] = int32(get(rows[i].row))
 		}
 		return out
 	}
-	prs := make([]*int32, n)
+	attempts := make([]int64, n)
+	keys := make([][]byte, n)
+	prs := make([]*int64, n)
 	setups := make([]*float64, n)
 	started := make([]time.Time, n)
 	elapsed, est := make([]float64, n), make([]float64, n)
 	timeouts := make([]int64, n)
 	for i := range rows {
-		r := &rows[i]
+		r := rows[i].row
+		keys[i], attempts[i] = rows[i].key, int64(r.Attempt)
 		if r.PR != nil {
-			v := int32(*r.PR)
+			v := int64(*r.PR)
 			prs[i] = &v
 		}
 		started[i], elapsed[i], est[i], timeouts[i], setups[i] = r.Started, r.Elapsed, r.EstTime, r.Timeout, r.Setup
 	}
-	return []any{
+	return []any{keys,
 		text(func(r *Row) string { return r.Repository }), text(func(r *Row) string { return r.Workflow }),
 		text(func(r *Row) string { return r.RunID }), text(func(r *Row) string { return r.RunAttempt }),
 		text(func(r *Row) string { return r.Job }), text(func(r *Row) string { return r.Event }),
@@ -387,7 +543,7 @@ func rowArrays(rows []Row) []any {
 		started, text(func(r *Row) string { return r.Suite }), text(func(r *Row) string { return r.Backend }),
 		ints(func(r *Row) int { return r.ShardID }), ints(func(r *Row) int { return r.ShardSize }),
 		text(func(r *Row) string { return r.Key() }), text(func(r *Row) string { return r.File }),
-		ints(func(r *Row) int { return r.Attempt }),
+		attempts,
 		text(func(r *Row) string { return string(r.Status) }), text(func(r *Row) string { return string(r.Cause) }),
 		text(func(r *Row) string { return r.Fingerprint }), elapsed, est, timeouts,
 		text(func(r *Row) string { return r.Runner }), text(func(r *Row) string { return r.Hostname }),
@@ -397,9 +553,15 @@ func rowArrays(rows []Row) []any {
 
 // Scan implements Reader: the database filters, and streams the rows
 // one at a time (pgx reads them off the connection as they are asked
-// for), so a million rows cost the memory of one.
+// for), so a million rows cost the memory of one. A row no run writes
+// (see Row.check: a negative elapsed time, a NaN setup, an unknown
+// status) is left out and counted in Skipped; the answer is the other
+// rows'. A cancelled ctx cancels the statement on the server.
 func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
-	where := `($1 = '' OR suite = $1) AND ($2 = '' OR cadence = $2) AND ($3::timestamptz IS NULL OR started >= $3)`
+	p.Skipped = rowSkips{}
+	// The index is on md5(suite) (see migrations): the suite is compared
+	// by both.
+	where := `($1 = '' OR md5(suite) = md5($1) AND suite = $1) AND ($2 = '' OR cadence = $2) AND ($3::timestamptz IS NULL OR started >= $3)`
 	var since *time.Time
 	if !f.Since.IsZero() {
 		since = &f.Since
@@ -409,7 +571,7 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		statuses[i] = string(s)
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
-	cols := columns
+	cols := columns[1:] // all but row_key
 	if f.TimingOnly {
 		cols = timingColumns
 	}
@@ -417,9 +579,12 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
 	if f.LastRuns > 0 {
 		// The latest runs as Filter.LastRuns orders them: byte order
-		// (COLLATE "C") breaks ties as Go's string comparison does.
-		sql += ` AND run_key IN (SELECT run_key FROM miles_ci_attempts WHERE ` + where +
-			` GROUP BY run_key ORDER BY min(started) DESC, run_key COLLATE "C" DESC LIMIT $5)`
+		// (COLLATE "C") breaks ties as Go's string comparison does. The
+		// index is on md5(run_key): the rows are found by it, and kept
+		// by the key itself.
+		sql = `WITH latest AS (SELECT run_key FROM miles_ci_attempts WHERE ` + where +
+			` GROUP BY run_key ORDER BY min(started) DESC, run_key COLLATE "C" DESC LIMIT $5) ` + sql +
+			` AND md5(run_key) IN (SELECT md5(run_key) FROM latest) AND run_key IN (SELECT run_key FROM latest)`
 		args = append(args, f.LastRuns)
 	}
 	if f.Grouped {
@@ -433,10 +598,11 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	}
 	defer rows.Close()
 	var r Row
-	var pr *int32
+	var pr *int64
 	var setup *float64
 	var runKey, status, cause string
-	var shardID, shardSize, attempt int32
+	var shardID, shardSize int32
+	var attempt int64
 	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
 		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
 		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname, &setup}
@@ -458,6 +624,10 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		r.ShardID, r.ShardSize, r.Attempt = int(shardID), int(shardSize), int(attempt)
 		r.Status, r.Cause = report.Status(status), report.Cause(cause)
 		row := r
+		if err := row.check(); err != nil {
+			p.Skipped.add(&row, err.Error())
+			continue
+		}
 		if err := fn(&row); err != nil {
 			return err
 		}

@@ -69,6 +69,8 @@ type Recorder struct {
 	spent               time.Duration
 	// writing is when the write under way began; zero when none is.
 	writing time.Time
+	// refused are the store's words on rows it refused, once it closed.
+	refused []string
 }
 
 // Start opens the store and brings its schema up to date, within the
@@ -119,7 +121,17 @@ func (r *Recorder) Record(_ context.Context, rows []Row) {
 // them).
 func (r *Recorder) write(ctx context.Context, w Writer) {
 	defer close(r.done)
-	defer w.Close()
+	defer func() {
+		// A row the server could not store costs no other row, but is
+		// said: the store keeps what it refused, for Close to say.
+		if p, ok := w.(interface{ Warnings() []string }); ok {
+			refused := p.Warnings()
+			r.mu.Lock()
+			r.refused = refused
+			r.mu.Unlock()
+		}
+		w.Close()
+	}()
 	slowWrite := r.SlowWrite
 	if slowWrite <= 0 {
 		slowWrite = SlowWrite
@@ -202,7 +214,7 @@ func (r *Recorder) Close() {
 	r.cancel()
 
 	r.mu.Lock()
-	err, rows, slow, spent, pending := r.err, r.rows, r.slow, r.spent, r.pending
+	err, rows, slow, spent, pending, refused := r.err, r.rows, r.slow, r.spent, r.pending, r.refused
 	if !r.writing.IsZero() {
 		spent += time.Since(r.writing)
 	}
@@ -211,6 +223,11 @@ func (r *Recorder) Close() {
 		r.err = errGaveUp
 	}
 	r.mu.Unlock()
+	if r.Warn != nil {
+		for _, w := range refused {
+			fmt.Fprintf(r.Warn, "warning: history: %s\n", w)
+		}
+	}
 	switch {
 	case err != nil:
 		r.warnFailed()

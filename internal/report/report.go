@@ -558,18 +558,9 @@ func (r *Report) check() error {
 		case !validSeconds(f.Elapsed):
 			return fmt.Errorf(`files[%d] (%q) has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, f.Elapsed, maxSeconds)
 		}
-		for j, a := range f.AttemptsDetail {
-			if err := checkStatus(a.Status); err != nil {
+		for j := range f.AttemptsDetail {
+			if err := CheckAttempt(&f.AttemptsDetail[j]); err != nil {
 				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
-			}
-			if err := checkCause(a.Cause); err != nil {
-				return fmt.Errorf("files[%d] (%q) attempt %d %w", i, f.File, j+1, err)
-			}
-			if !validFingerprint(a.Fingerprint) {
-				return fmt.Errorf("files[%d] (%q) attempt %d has fingerprint %q; expected a name of letters, digits, '.', '-' and '_'", i, f.File, j+1, a.Fingerprint)
-			}
-			if !validSeconds(a.Elapsed) {
-				return fmt.Errorf(`files[%d] (%q) attempt %d has "elapsed" %g; expected seconds, from 0 to %g`, i, f.File, j+1, a.Elapsed, maxSeconds)
 			}
 		}
 	}
@@ -582,8 +573,8 @@ func (r *Report) check() error {
 // no one shard.
 func (r *Report) checkScope() error {
 	if p := r.Partition; p != nil {
-		if p.Size < 1 || p.Size > maxShards || p.ID < 0 || p.ID >= p.Size {
-			return fmt.Errorf(`"partition" is shard %d of %d; expected a shard from 0 to the count less one, of a count from 1 to %d`, p.ID, p.Size, maxShards)
+		if err := CheckPartition(*p); err != nil {
+			return err
 		}
 		if r.Shards != nil {
 			return errors.New(`"partition" names one shard, but "shards" says the report merges several`)
@@ -612,6 +603,38 @@ const (
 )
 
 func validSeconds(s float64) bool { return s >= 0 && s <= maxSeconds }
+
+// ValidSeconds reports whether s is a time in seconds a report may hold:
+// from 0 to 1e12 (not NaN).
+func ValidSeconds(s float64) bool { return validSeconds(s) }
+
+// CheckAttempt checks one attempt as Parse checks each of a report's: a
+// known status and cause, a fingerprint's name, and elapsed seconds
+// within bounds. The run history holds its rows to the same rules.
+func CheckAttempt(a *Attempt) error {
+	if err := checkStatus(a.Status); err != nil {
+		return err
+	}
+	if err := checkCause(a.Cause); err != nil {
+		return err
+	}
+	if !validFingerprint(a.Fingerprint) {
+		return fmt.Errorf("has fingerprint %q; expected a name of letters, digits, '.', '-' and '_'", a.Fingerprint)
+	}
+	if !validSeconds(a.Elapsed) {
+		return fmt.Errorf(`has "elapsed" %g; expected seconds, from 0 to %g`, a.Elapsed, maxSeconds)
+	}
+	return nil
+}
+
+// CheckPartition checks a shard as Parse checks "partition": a shard
+// from 0 to the count less one, of a count from 1 to 1,000,000.
+func CheckPartition(p Partition) error {
+	if p.Size < 1 || p.Size > maxShards || p.ID < 0 || p.ID >= p.Size {
+		return fmt.Errorf(`"partition" is shard %d of %d; expected a shard from 0 to the count less one, of a count from 1 to %d`, p.ID, p.Size, maxShards)
+	}
+	return nil
+}
 
 // validFingerprint reports whether s could be an infra fingerprint's
 // name as the configuration allows one (or "", none): a report read back
