@@ -135,7 +135,13 @@ writes the report as JUnit XML.`,
 }
 
 func reportSummaryRun(_ context.Context, f *Factory, opts *ReportSummaryOptions) error {
-	r, err := report.Read(opts.Input)
+	// The step summary never shows an output tail; only JUnit's
+	// system-out does.
+	read := report.ReadWithoutOutput
+	if opts.JUnitXML != "" {
+		read = report.Read
+	}
+	r, err := read(opts.Input)
 	if err != nil {
 		return err
 	}
