@@ -451,6 +451,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // refused at once instead of being read until memory runs out.
 const MaxSize = 256 << 20
 
+// MaxMergeInput bounds the reports one merge reads, together: a merge holds
+// every entry it merges in memory to write the merged report (the attempts
+// of a file listed twice add up), which may itself be at most MaxSize, so
+// reports this much larger could only be refused after costing their size.
+const MaxMergeInput = 4 * MaxSize
+
 // Read reads and checks the report at path, a regular file of at most
 // MaxSize bytes. Every error is an *Error.
 //
