@@ -461,8 +461,9 @@ const MaxMergeInput = 4 * MaxSize
 // MaxSize bytes. Every error is an *Error.
 //
 // The file is read a piece at a time (see decoder): reading costs the
-// memory of the report it returns, about the file's size, plus a few
-// buffers, never a multiple of the file.
+// memory of the report it returns, about the file's size, plus for a
+// moment a few times its largest single value, never a multiple of the
+// whole file.
 func Read(path string) (*Report, error) { return read(path, false) }
 
 // ReadWithoutOutput reads and checks the report at path as Read does, but
