@@ -36,6 +36,11 @@ type decoder struct {
 	typeErr  *json.UnmarshalTypeError
 	valueErr error
 	syntax   error
+	// opaque is set when a value read whole with Decode (a list or an
+	// object where a number or a string goes, est_time's value) was
+	// refused: its nesting was bounded apart from the document's, so the
+	// document may yet be deeper than encoding/json reads.
+	opaque bool
 
 	// dropOutput drops each attempt's output tail once checked.
 	dropOutput bool
@@ -237,6 +242,7 @@ func (d *decoder) scalar(target any, name string) *json.UnmarshalTypeError {
 			path = append(path[:len(path):len(path)], name)
 		}
 		te.Field = strings.Join(path, ".")
+		d.opaque = d.opaque || te.Value == "array" || te.Value == "object"
 		if d.typeErr == nil {
 			d.typeErr = te
 		}
@@ -252,6 +258,7 @@ func (d *decoder) scalar(target any, name string) *json.UnmarshalTypeError {
 		return nil
 	}
 	// A value's own decoder (est_time): encoding/json stops there.
+	d.opaque = true
 	if d.valueErr == nil {
 		d.valueErr = err
 	}

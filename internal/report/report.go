@@ -525,6 +525,17 @@ func parse(src io.Reader, dropOutput bool, whole func() ([]byte, error)) (*Repor
 		// The file changed while it was read.
 		return nil, fmt.Errorf("invalid JSON: %w", d.syntax)
 	}
+	if d.opaque {
+		// The refusal found may hide a document nested too deep, which
+		// encoding/json refuses first.
+		data, err := whole()
+		if err != nil {
+			return nil, err
+		}
+		if err := syntaxMessage(data); err != nil {
+			return nil, jsonError(err)
+		}
+	}
 	switch {
 	case h.typeErr != nil:
 		return nil, jsonError(h.typeErr)
