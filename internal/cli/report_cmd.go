@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -79,6 +80,9 @@ func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) err
 	// One report at a time: each is dropped once merged, but for its
 	// file entries.
 	m := report.Merger{EmptyShards: suite.EmptyShards}
+	if err := checkMergeInput(opts.Inputs); err != nil {
+		return err
+	}
 	for _, path := range opts.Inputs {
 		r, err := report.Read(path)
 		if err != nil {
@@ -110,6 +114,23 @@ func reportMergeRun(_ context.Context, f *Factory, opts *ReportMergeOptions) err
 	return err
 }
 
+// checkMergeInput refuses, before reading any, reports larger together
+// than a merge reads (report.MaxMergeInput). A file that cannot be told
+// is left to the reading, which says what is wrong with it.
+func checkMergeInput(paths []string) error {
+	var total int64
+	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+			total += st.Size()
+		}
+	}
+	if total > report.MaxMergeInput {
+		return fmt.Errorf("the reports given hold %s together, more than the %s a merge reads: it holds them in memory to write a merged report, which may be at most %s",
+			fsutil.FormatSize(total), fsutil.FormatSize(report.MaxMergeInput), fsutil.FormatSize(report.MaxSize))
+	}
+	return nil
+}
+
 // NewCmdReportSummary builds `miles-ci report summary`.
 func NewCmdReportSummary(f *Factory, runF func(*ReportSummaryOptions) error) *cobra.Command {
 	opts := &ReportSummaryOptions{}
@@ -135,7 +156,13 @@ writes the report as JUnit XML.`,
 }
 
 func reportSummaryRun(_ context.Context, f *Factory, opts *ReportSummaryOptions) error {
-	r, err := report.Read(opts.Input)
+	// The step summary never shows an output tail; only JUnit's
+	// system-out does.
+	read := report.ReadWithoutOutput
+	if opts.JUnitXML != "" {
+		read = report.Read
+	}
+	r, err := read(opts.Input)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -360,6 +361,11 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 		"files": [{"file": "x.py", "status": "FAIL", "attempts": 600000, "elapsed": 1}]}`), 0o644))
 	timingsFile := filepath.Join(dir, "timings.json")
 	require.NoError(t, os.WriteFile(timingsFile, []byte(`{"version": 1, "timings": {"tests/e2e/test_a.py": 12.5}}`), 0o644))
+	// A report at the size limit, whose bytes take no disk (a sparse
+	// file): five are more than a merge reads.
+	huge := filepath.Join(dir, "huge.json")
+	require.NoError(t, os.WriteFile(huge, nil, 0o644))
+	require.NoError(t, os.Truncate(huge, report.MaxSize))
 	tests := []struct {
 		name string
 		args []string
@@ -380,6 +386,8 @@ func TestReportMergeAndSummary_BadInputsAreOneLineErrors(t *testing.T) {
 			`error: cannot write the merged report: files[0] ("x.py") has "attempts" 1200000; expected a count from 0 to 1000000`},
 		{"merged attempts past the bound, to stdout", []string{"report", "merge", many, many}, 1,
 			`error: cannot write the merged report: files[0] ("x.py") has "attempts" 1200000; expected a count from 0 to 1000000`},
+		{"merge of more than a merge reads", []string{"report", "merge", a, huge, huge, huge, huge, huge, "-o", out}, 1,
+			"error: the reports given hold 1342177359 bytes together, more than the 1024 MiB a merge reads: it holds them in memory to write a merged report, which may be at most 256 MiB"},
 		{"summary of a directory", []string{"report", "summary", dir}, 1, `error: read report "DIR": is a directory, not a regular file`},
 		{"summary of two", []string{"report", "summary", a, b}, 2, "error: accepts 1 arg(s), received 2"},
 	}

@@ -108,7 +108,7 @@ func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) err
 	var skip skipped
 	read := 0
 	add := func(path string, fromDir bool) error {
-		r, err := report.Read(path)
+		r, err := report.ReadWithoutOutput(path)
 		if err != nil {
 			if !fromDir {
 				return err

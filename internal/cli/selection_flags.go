@@ -194,7 +194,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 		in.Timings = &suite.Timings{Path: s.Timings, Seconds: measured}
 	}
 	if rerun != "" {
-		if in.Previous, err = report.Read(rerun); err != nil {
+		if in.Previous, err = report.ReadWithoutOutput(rerun); err != nil {
 			return nil, err
 		}
 	}

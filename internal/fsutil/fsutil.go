@@ -112,6 +112,52 @@ func readAtMost(r io.Reader, buf []byte, limit int64) ([]byte, error) {
 	}
 }
 
+// OpenRegular opens path for reading as ReadRegular reads it, for a
+// reader that takes the file a piece at a time: the same refusals before
+// anything is read, and a read past limit bytes (the file grew) fails with
+// a *TooLargeError.
+func OpenRegular(path string, limit int64) (io.ReadCloser, error) {
+	f, err := openNonblocking(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Kind: kind(st.Mode())}
+	}
+	if st.Size() > limit {
+		f.Close()
+		return nil, &TooLargeError{Limit: limit}
+	}
+	return &boundedFile{File: f, left: limit, limit: limit}, nil
+}
+
+// boundedFile is a file that refuses to be read past a limit.
+type boundedFile struct {
+	*os.File
+	left  int64
+	limit int64
+}
+
+func (b *boundedFile) Read(p []byte) (int, error) {
+	// One byte past the limit tells a file of exactly limit bytes from a
+	// larger one.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.File.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, &TooLargeError{Limit: b.limit}
+	}
+	return n, err
+}
+
 // CheckRegular reports whether path names a file ReadRegular could read:
 // nil when it is a regular file or does not exist (the caller decides what
 // a missing file means), a *NotRegularError otherwise. It never opens the

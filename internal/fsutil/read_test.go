@@ -3,6 +3,7 @@
 package fsutil
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,6 +52,16 @@ func TestReadRegular(t *testing.T) {
 			go func() {
 				defer close(done)
 				got, err = ReadRegular(tc.path, tc.limit)
+				// OpenRegular answers alike, a piece at a time.
+				f, openErr := OpenRegular(tc.path, tc.limit)
+				if openErr != nil {
+					assert.Equal(t, err, openErr)
+					return
+				}
+				defer f.Close()
+				piecewise, readErr := io.ReadAll(f)
+				assert.NoError(t, readErr)
+				assert.Equal(t, got, piecewise)
 			}()
 			select {
 			case <-done:
@@ -66,6 +77,19 @@ func TestReadRegular(t *testing.T) {
 			assert.Equal(t, tc.want, string(got))
 		})
 	}
+}
+
+// A file that grows past the limit once opened is refused at the first
+// read past it.
+func TestOpenRegular_AFileGrownPastTheLimitIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grows")
+	require.NoError(t, os.WriteFile(path, []byte("01234"), 0o644))
+	f, err := OpenRegular(path, 10)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, os.WriteFile(path, []byte("0123456789a"), 0o644))
+	_, err = io.ReadAll(f)
+	assert.EqualError(t, err, (&TooLargeError{Limit: 10}).Error())
 }
 
 // A FIFO with a writer that keeps writing is refused as well, without

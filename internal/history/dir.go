@@ -174,7 +174,7 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 				return err
 			}
 			found = true
-			r, err := report.Read(path)
+			r, err := report.ReadWithoutOutput(path)
 			if err != nil {
 				var re *report.Error
 				why := err.Error()

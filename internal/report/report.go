@@ -140,6 +140,9 @@ type Report struct {
 	// reports said what they cover), and on a merge of one: it is written
 	// back without the three keys.
 	unscoped bool
+	// outputDropped is set on a report read without its output tails,
+	// which cannot be written back whole.
+	outputDropped bool
 }
 
 // Partition is the shard a run ran: shard ID (0-based) of Size.
@@ -362,6 +365,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // encoding/json writes the whole document indented by two spaces: the
 // memory it takes is that of the largest file's entry, not the document's.
 func encode(w io.Writer, r *Report) error {
+	if r.outputDropped {
+		return errors.New("a report read without its output tails cannot be written")
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Output tails are full of < and >; HTML escapes would only blur them.
@@ -464,11 +470,30 @@ func (e *Error) Unwrap() error { return e.Err }
 // refused at once instead of being read until memory runs out.
 const MaxSize = 256 << 20
 
+// MaxMergeInput bounds the reports one merge reads, together: a merge holds
+// every entry it merges in memory to write the merged report (the attempts
+// of a file listed twice add up), which may itself be at most MaxSize, so
+// reports this much larger could only be refused after costing their size.
+const MaxMergeInput = 4 * MaxSize
+
 // Read reads and checks the report at path, a regular file of at most
 // MaxSize bytes. Every error is an *Error.
-func Read(path string) (*Report, error) {
-	data, err := fsutil.ReadRegular(path, MaxSize)
-	if err != nil {
+//
+// The file is read a piece at a time (see decoder): reading costs the
+// memory of the report it returns, about the file's size, plus for a
+// moment a few times its largest single value, never a multiple of the
+// whole file.
+func Read(path string) (*Report, error) { return read(path, false) }
+
+// ReadWithoutOutput reads and checks the report at path as Read does, but
+// keeps no attempt's output tail (each is checked, then dropped): for a
+// reader that never prints one, whose memory is then that of the rest,
+// a small part of a report whose attempts kept their output. A report
+// read so cannot be written back (Marshal refuses it).
+func ReadWithoutOutput(path string) (*Report, error) { return read(path, true) }
+
+func read(path string, dropOutput bool) (*Report, error) {
+	fail := func(err error) (*Report, error) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			// The path is already in Error's message.
@@ -476,9 +501,14 @@ func Read(path string) (*Report, error) {
 		}
 		return nil, &Error{Path: path, Err: err}
 	}
-	r, err := Parse(data)
+	f, err := fsutil.OpenRegular(path, MaxSize)
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return fail(err)
+	}
+	defer f.Close()
+	r, err := parse(f, dropOutput, func() ([]byte, error) { return fsutil.ReadRegular(path, MaxSize) })
+	if err != nil {
+		return fail(err)
 	}
 	r.path = path
 	return r, nil
@@ -488,34 +518,73 @@ func Read(path string) (*Report, error) {
 // version, the suite and backend, and a file name and a known status for
 // every file and attempt.
 func Parse(data []byte) (*Report, error) {
-	var probe struct {
-		Version   *int            `json:"version"`
-		Suite     *string         `json:"suite"`
-		Timings   json.RawMessage `json:"timings"`
-		Partition json.RawMessage `json:"partition"`
+	return parse(bytes.NewReader(data), false, func() ([]byte, error) { return data, nil })
+}
+
+// parse reads the document in src and checks it, answering as reading the
+// whole document with encoding/json would: a document that is not JSON
+// first, then one that is no report (not an object, a timings file, no
+// "version" or another), then a value of the wrong type, then the checks.
+// whole gives the whole document again, for the message of a syntax
+// error only (encoding/json's, which finds it before anything else).
+func parse(src io.Reader, dropOutput bool, whole func() ([]byte, error)) (*Report, error) {
+	r, h, d := decodeReport(sourceReader{src}, dropOutput, true)
+	if d.syntax != nil {
+		var re *readError
+		if errors.As(d.syntax, &re) {
+			return nil, re.err
+		}
+		data, err := whole()
+		if err != nil {
+			return nil, err
+		}
+		if err := syntaxMessage(data); err != nil {
+			return nil, jsonError(err)
+		}
+		// The file changed while it was read.
+		return nil, fmt.Errorf("invalid JSON: %w", d.syntax)
 	}
-	// Keys match exactly, as Python's: "STATUS" is not "status".
-	if err := pyfmt.UnmarshalExact(data, &probe); err != nil {
-		return nil, jsonError(err)
+	if d.opaque {
+		// The refusal found may hide a document nested too deep, which
+		// encoding/json refuses first.
+		data, err := whole()
+		if err != nil {
+			return nil, err
+		}
+		if err := syntaxMessage(data); err != nil {
+			return nil, jsonError(err)
+		}
 	}
 	switch {
-	case probe.Timings != nil && probe.Suite == nil:
+	case h.typeErr != nil:
+		return nil, jsonError(h.typeErr)
+	case h.hasTimings && !h.hasSuite:
 		// The other JSON file a run writes, given where a report goes.
 		return nil, errors.New(`a timings file (it has "timings"), not a report; expected a report written by miles-ci run --json-report (timings files go to timings merge, timings apply and --timings)`)
-	case probe.Version == nil:
+	case !h.hasVersion:
 		return nil, fmt.Errorf(`no "version"; expected a report written by miles-ci run --json-report (version %d)`, Version)
-	case *probe.Version != Version:
-		return nil, fmt.Errorf("unsupported version %d; expected %d", *probe.Version, Version)
+	case h.version != Version:
+		return nil, fmt.Errorf("unsupported version %d; expected %d", h.version, Version)
+	case d.valueErr != nil:
+		// encoding/json stops at a value's own error (est_time's), which
+		// quotes the value: read again as the document holds it.
+		data, err := whole()
+		if err != nil {
+			return nil, err
+		}
+		if _, _, d := decodeReport(bytes.NewReader(data), dropOutput, false); d.valueErr != nil {
+			return nil, jsonError(d.valueErr)
+		}
+		return nil, jsonError(d.valueErr)
+	case d.typeErr != nil:
+		return nil, jsonError(d.typeErr)
 	}
-	var r Report
-	if err := pyfmt.UnmarshalExact(data, &r); err != nil {
-		return nil, jsonError(err)
-	}
-	r.unscoped = probe.Partition == nil
+	r.unscoped = !h.hasPartition
+	r.outputDropped = dropOutput
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	return r, nil
 }
 
 // check checks a decoded report as Parse does: the suite and backend, and
