@@ -177,7 +177,12 @@ func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
 			err = terminate(t, cmd, second, "while blocked writing to a full pipe")
 			var exit *exec.ExitError
 			require.True(t, errors.As(err, &exit), "exit: %v", err)
-			assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
+			if second {
+				// 128 + the first signal miles-ci saw.
+				assert.Contains(t, []int{128 + int(syscall.SIGTERM), 128 + int(syscall.SIGINT)}, exit.ExitCode())
+			} else {
+				assert.Equal(t, 128+int(syscall.SIGTERM), exit.ExitCode())
+			}
 		})
 	}
 }
@@ -221,10 +226,11 @@ func TestSignal_NoDaemonOutlivesMilesCI(t *testing.T) {
 	}
 }
 
-// terminate sends cmd SIGTERM, and a second stop signal of another kind
-// (SIGINT; the same signal again is the same stop) when second is set, and
-// returns how cmd ended; the test fails, saying context, when it does not
-// end in time.
+// terminate sends cmd SIGTERM, and SIGINT right after when second is set
+// (a second stop signal of another kind: the same signal again is the same
+// stop), and returns how cmd ended; the test fails, saying context, when
+// it does not end in time. Two signals sent back to back may reach
+// miles-ci in either order.
 func terminate(t *testing.T, cmd *exec.Cmd, second bool, context string) error {
 	t.Helper()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
