@@ -119,3 +119,8 @@ func (f *Factory) Registry(cfg *config.Config) (*registry.Registry, error) {
 // last word of the miles-ci process before it exits (see
 // runner.KillLeftovers).
 func KillLeftovers() { runner.KillLeftovers() }
+
+// Hurry cuts the grace of a run that a signal is stopping: its children
+// are killed now, and the run goes on to write its summary and reports
+// (see runner.Hurry).
+func Hurry() { runner.Hurry() }

@@ -111,6 +111,12 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 		select {
 		case <-waitDone:
 			waiting = false
+			// Hurry may kill the child before this loop saw ctx
+			// cancelled: a child that did not end well after the stop
+			// began was stopped by it.
+			if ps := cmd.ProcessState; ctx.Err() != nil && (ps == nil || !ps.Success()) {
+				res.interrupted = true
+			}
 		case <-reapTick.C:
 			reapOrphans(pgid)
 		case <-timeoutC:
@@ -126,6 +132,10 @@ func runProc(ctx context.Context, spec procSpec) (procResult, error) {
 			case <-waitDone:
 				grace.Stop()
 			case <-grace.C:
+				killGroup(pgid, syscall.SIGKILL)
+				res.unkillable = !waitAtMost(waitDone, killWait)
+			case <-hurryC:
+				grace.Stop()
 				killGroup(pgid, syscall.SIGKILL)
 				res.unkillable = !waitAtMost(waitDone, killWait)
 			}

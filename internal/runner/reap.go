@@ -179,7 +179,7 @@ func sweep(pgid, except int) (survivors int) {
 	}
 	signal(pids, syscall.SIGTERM)
 	deadline := time.Now().Add(sweepGrace)
-	for any && time.Now().Before(deadline) {
+	for any && time.Now().Before(deadline) && !hurried() {
 		time.Sleep(sweepPoll)
 		pids, any = alive()
 	}
@@ -197,10 +197,55 @@ func sweep(pgid, except int) (survivors int) {
 	return 0
 }
 
+// hurryC is closed by Hurry: a run that is stopping gives no more grace.
+var (
+	hurryOnce sync.Once
+	hurryC    = make(chan struct{})
+)
+
+// hurried reports whether Hurry was called.
+func hurried() bool {
+	select {
+	case <-hurryC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Hurry cuts the grace of a run that is stopping (its context cancelled):
+// every descendant of miles-ci gets SIGKILL now, and from now on a child
+// or a sweep that would wait for SIGTERM to be answered kills at once. It
+// returns at once and reaps nothing (the running child's status is
+// os/exec's to collect): the run goes on to its summary and reports, as
+// after one signal, only sooner.
+func Hurry() {
+	hurryOnce.Do(func() { close(hurryC) })
+	if !started.Load() {
+		return
+	}
+	table, ok := readProcTable()
+	if !ok {
+		return // runProc kills the running child's group itself
+	}
+	children := map[int][]int{}
+	for _, p := range table {
+		if !p.zombie {
+			children[p.ppid] = append(children[p.ppid], p.pid)
+		}
+	}
+	for queue := []int{os.Getpid()}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			_ = syscall.Kill(c, syscall.SIGKILL)
+			queue = append(queue, c)
+		}
+	}
+}
+
 // KillLeftovers ends, with SIGKILL and at once, every descendant of
 // miles-ci still alive, and waits (up to sweepMax) until none is. It is
-// called when miles-ci exits, also when a second signal cuts a run short;
-// it does nothing when no child was ever started.
+// called when miles-ci exits, also when a hurried stop (see Hurry) ran out
+// of time; it does nothing when no child was ever started.
 func KillLeftovers() {
 	if !started.Load() {
 		return
