@@ -27,6 +27,12 @@ var forceExitAfter = 8 * time.Second
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 func main() {
+	f := cli.SystemFactory()
+	// First of all, before a signal is caught or anything runs: a run
+	// given the history's URL executes itself again without it in its
+	// arguments and environment, where its tests could read it (see
+	// cli.SealHistoryURL). The process stays the same one.
+	cli.SealHistoryURL(f, os.Args)
 	// A stop signal cancels the context instead of killing miles-ci, so a
 	// running suite can stop its children's process groups and print its
 	// summary before exiting with 128 + the signal; a command that only
@@ -51,7 +57,7 @@ func main() {
 	// longer wants (see cli.SystemFactory). Children still start with
 	// SIGPIPE's default action: Go resets caught signals in a child.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	code := cli.MainContext(ctx, os.Args[1:], cli.SystemFactory())
+	code := cli.MainContext(ctx, os.Args[1:], f)
 	// Every file's leftovers were ended after it; this is the last word on
 	// anything a test started that is still alive (see cli.KillLeftovers).
 	cli.KillLeftovers()
