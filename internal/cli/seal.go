@@ -55,6 +55,9 @@ func SealHistoryURL(f *Factory, argv []string) {
 	if f.LookupEnv != nil {
 		envURL, _ = f.LookupEnv(envHistoryURL)
 	}
+	if envURL == "" && !slices.ContainsFunc(argv[1:], func(a string) bool { return strings.HasPrefix(a, "--h") }) {
+		return // no URL, and no --history (nor a prefix of it): nothing to read
+	}
 	args, url, secret := sealRunArgs(argv[1:], envURL)
 	if !secret {
 		return
