@@ -48,6 +48,12 @@ func exit(code int) {
 }
 
 func main() {
+	f := cli.SystemFactory()
+	// First of all, before a signal is caught or anything runs: a run
+	// given the history's URL executes itself again without it in its
+	// arguments and environment, where its tests could read it (see
+	// cli.SealHistoryURL). The process stays the same one.
+	cli.SealHistoryURL(f, os.Args)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, stopSignals...)
@@ -60,7 +66,7 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	// Every file's leftovers were ended after it; exit's sweep is the last
 	// word on anything a test started that is still alive.
-	exit(cli.MainContext(ctx, os.Args[1:], cli.SystemFactory()))
+	exit(cli.MainContext(ctx, os.Args[1:], f))
 }
 
 // stop ends a command on the stop signals sigs delivers. The first cancels

@@ -244,16 +244,47 @@ func lookupPrefix(fs *pflag.FlagSet, prefix string) (*pflag.Flag, error) {
 	return nil, nil
 }
 
+// Occurrence is one flag given on a command line: args[Start:End] are its
+// tokens (the flag, then the values it took), Values what it took.
+type Occurrence struct {
+	Flag       *pflag.Flag
+	Start, End int
+	Values     []string
+}
+
 // Normalize rewrites args the way argparse reads them into tokens pflag
 // parses unambiguously: every flag by its full name, a value always joined
 // by '=' (`--suite=-x` cannot be misread), and each occurrence of the list
 // flag as the single token --list=<JSON array of its values>. Values are
-// taken argparse's way: `--list=v` is exactly one value; a bare `--list`
-// takes every following value (see classify) up to the first option or
-// `--`, possibly none. A flag that takes one value must be followed by a
-// value; a flag that takes none refuses `=value`. Unknown options, values
-// no flag took, and everything from `--` on are returned as extras.
+// taken argparse's way (see Scan). Unknown options, values no flag took,
+// and everything from `--` on are returned as extras.
 func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err error) {
+	occurrences, extras, err := Scan(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	out = make([]string, 0, len(occurrences))
+	for _, o := range occurrences {
+		switch {
+		case IsList(o.Flag):
+			enc, _ := json.Marshal(o.Values) // a []string always encodes
+			out = append(out, "--"+o.Flag.Name+"="+string(enc))
+		case o.Flag.NoOptDefVal != "":
+			out = append(out, "--"+o.Flag.Name)
+		default:
+			out = append(out, "--"+o.Flag.Name+"="+o.Values[0])
+		}
+	}
+	return out, extras, nil
+}
+
+// Scan reads args as argparse does and returns the flags given, in order,
+// and the arguments no flag took. `--list=v` is exactly one value; a bare
+// `--list` takes every following value (see classify) up to the first
+// option or `--`, possibly none. A flag that takes one value must be
+// followed by a value; a flag that takes none refuses `=value`. Unknown
+// options, values no flag took, and everything from `--` on are extras.
+func Scan(fs *pflag.FlagSet, args []string) (occurrences []Occurrence, extras []string, err error) {
 	// argparse classifies every token before it consumes any, so an
 	// ambiguous prefix anywhere is the first error.
 	kinds := make([]token, len(args))
@@ -265,7 +296,6 @@ func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err erro
 			return nil, nil, err
 		}
 	}
-	out = make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a, k := args[i], kinds[i]
 		if a == "--" {
@@ -276,7 +306,7 @@ func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err erro
 			extras = append(extras, a)
 			continue
 		}
-		fl := k.flag
+		fl, start := k.flag, i
 		flagName := "--" + fl.Name
 		if fl.Shorthand != "" {
 			flagName = "-" + fl.Shorthand + "/" + flagName
@@ -288,9 +318,9 @@ func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err erro
 			}
 			return "", false
 		}
+		values := []string{}
 		switch {
 		case IsList(fl):
-			values := []string{}
 			if k.explicit != nil {
 				values = append(values, *k.explicit)
 			} else {
@@ -298,26 +328,22 @@ func Normalize(fs *pflag.FlagSet, args []string) (out, extras []string, err erro
 					values = append(values, v)
 				}
 			}
-			enc, _ := json.Marshal(values) // a []string always encodes
-			out = append(out, "--"+fl.Name+"="+string(enc))
 		case fl.NoOptDefVal != "":
 			if k.explicit != nil {
 				return nil, nil, errorf("argument %s: ignored explicit argument %s", flagName, pyfmt.Repr(*k.explicit))
 			}
-			out = append(out, "--"+fl.Name)
 		default:
-			val := ""
 			if k.explicit != nil {
-				val = *k.explicit
+				values = append(values, *k.explicit)
 			} else {
 				v, ok := next()
 				if !ok {
 					return nil, nil, errorf("argument %s: expected one argument", flagName)
 				}
-				val = v
+				values = append(values, v)
 			}
-			out = append(out, "--"+fl.Name+"="+val)
 		}
+		occurrences = append(occurrences, Occurrence{Flag: fl, Start: start, End: i + 1, Values: values})
 	}
-	return out, extras, nil
+	return occurrences, extras, nil
 }

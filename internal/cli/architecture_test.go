@@ -32,10 +32,11 @@ var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", 
 // answers (history: reports and a database in, rows and figures out,
 // nothing printed), the reference text
 // (docs), the /rerun-test resolution (filerun, which reads the tree and
-// writes outputs as file_run.py does) and the tests' own helpers. Every
+// writes outputs as file_run.py does), the handing of a secret to the
+// process's next image through a pipe (seal) and the tests' own helpers. Every
 // package of internal/ is in exactly one of the three lists, so a new one
 // is placed on purpose.
-var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "jobstart", "pyfmt", "report", "suggest", "testutil", "treegen"}
+var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "jobstart", "pyfmt", "report", "seal", "suggest", "testutil", "treegen"}
 
 // goPackage is what the architecture tests read of one package: its
 // imports within the module (tests excluded) and its exported top-level

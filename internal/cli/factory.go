@@ -40,6 +40,11 @@ type Factory struct {
 	// Root and ConfigPath are set from the global flags before a command runs.
 	Root       string
 	ConfigPath string
+
+	// sealed is the run history's URL a re-executed run received (see
+	// SealHistoryURL): it stands for --history's value or
+	// MILES_CI_HISTORY_URL, which the process no longer holds.
+	sealed *sealedURL
 }
 
 // SystemFactory returns the Factory of the real process. Its streams drop

@@ -18,7 +18,9 @@ const asMilesCIEnv = "MILES_CI_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMilesCIEnv) == "1" {
-		code := Main(os.Args[1:], SystemFactory())
+		f := SystemFactory()
+		SealHistoryURL(f, os.Args) // as main does first
+		code := Main(os.Args[1:], f)
 		KillLeftovers()
 		os.Exit(code)
 	}

@@ -53,7 +53,8 @@ const envHistoryURL = "MILES_CI_HISTORY_URL"
 // when given, else MILES_CI_HISTORY_URL. No store at all (neither given)
 // is silent: the run history is not configured. A store given empty is
 // what a fork's pull request gets for a secret: one note says that
-// nothing is written, and the run goes on.
+// nothing is written, and the run goes on. In a run executed again to hide
+// the URL (see SealHistoryURL), the URL it received stands for either.
 func (o *RunOptions) historyRecorder(f *Factory) (*history.Recorder, error) {
 	url, where, given := o.History, "--history", o.historySet
 	if !given {
@@ -63,6 +64,13 @@ func (o *RunOptions) historyRecorder(f *Factory) (*history.Recorder, error) {
 		} else if f.Getenv != nil {
 			url = f.Getenv(envHistoryURL)
 			given = url != ""
+		}
+	}
+	if s := f.sealed; s != nil {
+		url, given = s.url, true
+		if s.err != nil {
+			_, err := fmt.Fprintf(f.ErrOut, "warning: history: the store %s names was not received (%v); nothing written\n", where, s.err)
+			return nil, err
 		}
 	}
 	switch {

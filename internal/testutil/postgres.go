@@ -67,7 +67,10 @@ func RunWithPostgres(m *testing.M) int {
 
 // Postgres returns the package's server, starting it on the first call;
 // where PostgreSQL is not installed or cannot start, t is skipped (see
-// Skip: a failure under MILES_CI_STRICT=1).
+// Skip: a failure under MILES_CI_STRICT=1). A server that ended without
+// Stop is started again: an earlier test's in-process run sweeps every
+// descendant of the test process when it ends (runner.KillLeftovers), the
+// server among them.
 func Postgres(t testing.TB) *PostgresServer {
 	t.Helper()
 	if !pgManaged {
@@ -83,6 +86,15 @@ func Postgres(t testing.TB) *PostgresServer {
 	})
 	if pgServer == nil {
 		Skip(t, "no PostgreSQL server: "+pgFailure)
+	}
+	if pgServer.proc != nil {
+		select {
+		case <-pgServer.done:
+			if err := pgServer.Start(); err != nil {
+				t.Fatalf("restart the test PostgreSQL: %v", err)
+			}
+		default:
+		}
 	}
 	return pgServer
 }

@@ -1,0 +1,47 @@
+//go:build unix
+
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/docs"
+	"github.com/radixark/miles-ci/internal/testutil"
+)
+
+// The history topic's workflow steps (the recipe that writes the history
+// in a step after the tests, and the live write) pass actionlint, each
+// placed in a job of a workflow of its own.
+func TestDocs_HistoryWorkflowStepsAreActionlintClean(t *testing.T) {
+	bin := testutil.Actionlint(t)
+	tp, ok := docs.Lookup("history")
+	require.True(t, ok)
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".github", "workflows"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
+	var files []string
+	bs, _ := blocks(tp.Text)
+	for _, b := range bs {
+		if b.lang != "yaml" {
+			continue
+		}
+		name := filepath.Join(repo, ".github", "workflows", "history-"+strconv.Itoa(b.line)+".yml")
+		text := "name: history\non: pull_request\njobs:\n  gpu:\n    runs-on: ubuntu-latest\n    steps:\n" + strings.Join(b.lines, "\n") + "\n"
+		require.NoError(t, os.WriteFile(name, []byte(text), 0o644))
+		files = append(files, name)
+	}
+	require.Len(t, files, 2, "the recipe and the live write")
+	cmd := exec.Command(bin, append([]string{"-no-color"}, files...)...)
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "actionlint finds:\n%s", out)
+	assert.Empty(t, string(out))
+}
