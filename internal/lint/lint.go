@@ -23,43 +23,6 @@ const (
 	Warning Severity = "warning"
 )
 
-// The rules, as findings name them.
-const (
-	RuleYAML         = "yaml"
-	RuleMissingJob   = "missing-job"
-	RuleDuplicateJob = "duplicate-job"
-	RuleExternalJob  = "external-job"
-	RuleUnknownSuite = "unknown-suite"
-	RuleJobName      = "job-name"
-	RuleHW           = "hw"
-	RuleRunsOn       = "runs-on"
-	RuleShards       = "shards"
-	RuleSkipGuard    = "skip-guard"
-	RulePolicyInputs = "policy-inputs"
-	RuleNeeds        = "needs"
-	RuleWeeklySerial = "weekly-serial"
-	RuleCron         = "cron"
-	RuleOrphan       = "orphan-registration"
-	RuleEmptySuite   = "empty-suite"
-	RuleRepeatedFlag = "repeated-flag"
-	RuleCISuites     = "ci-suites"
-	// The rules on installing miles-ci (install.go).
-	RuleNoInstall      = "no-install"
-	RuleInstallVersion = "install-version"
-	// The rules of lint --runners, on the live fleet.
-	RuleRunners        = "runners"
-	RuleRunnersOffline = "runners-offline"
-	RuleRunnerWaves    = "runner-waves"
-	// The rules of lint --external, on another repository's workflow
-	// that runs the roster's external suites.
-	RuleExternalMissing = "external-missing"
-	RuleExternalUnknown = "external-unknown"
-	RuleExternalOwned   = "external-owned"
-	RuleExternalHW      = "external-hw"
-	RuleExternalEmpty   = "external-empty"
-	RuleExternalEntry   = "external-entry"
-)
-
 // Finding is one problem at a place in a file.
 type Finding struct {
 	Path     string   `json:"path"` // relative to the repository root, / separators

@@ -1,13 +1,9 @@
 package lint
 
 import (
-	"fmt"
-	"strings"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
@@ -143,6 +139,7 @@ func (c *checker) check() {
 	c.checkRegistrations()
 	c.checkExternal()
 	c.checkInstalls()
+	c.checkInstallVersions()
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the
@@ -159,13 +156,8 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 		}
 		c.checkPolicyFlags(j, inv, policyJobs)
 		c.checkRepeatedFlags(j, inv)
-		sw, ok := inv.value("--suite")
-		switch {
-		case !ok:
-			c.atWord(j, inv, inv.first(), RuleUnknownSuite, "the command has no --suite; a stage job runs one suite of the roster")
-			continue
-		case sw.isExpr() || strings.Contains(sw.text, "${{"):
-			c.atWord(j, inv, sw, RuleUnknownSuite, "--suite is the expression %s; write the suite's name so the job can be checked against the roster", sw.text)
+		sw, ok := c.suiteWord(j, inv)
+		if !ok {
 			continue
 		}
 		name := sw.text
@@ -179,20 +171,16 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			// A suite not in the roster is a typo more often than a new
 			// name: its unknown-suite finding offers the suite meant,
 			// and renaming the job after the typo would be wrong advice.
-			if ok && name != j.id {
-				c.atNode(j.wf, j.key, RuleJobName, "job %s runs suite %s; stage and suite names are one set, so name the job %s", pyfmt.Repr(j.id), pyfmt.Repr(name), name)
+			if ok {
+				c.checkJobName(j, name)
 			}
 		}
 		switch {
 		case !ok:
-			next := c.suiteMeant(name, j.id, hw.text)
-			if next == "" {
-				next = "known suites: " + strings.Join(c.suiteNames(), ", ")
-			}
-			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); %s", pyfmt.Repr(name), c.cfg.Origin(), next)
+			c.unknownSuite(j, inv, sw, hw.text)
 			continue
 		case s.External:
-			c.atWord(j, inv, sw, RuleExternalJob, "suite %s is external: another repository's workflow runs it, so no job here may (%s)", name, c.cfg.Origin())
+			c.externalJob(j, inv, sw)
 			continue
 		}
 		c.checkHW(j, inv, s)
@@ -226,29 +214,28 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	}
 }
 
-// suiteMeant is "did you mean X?" for a suite name the roster lacks: the
-// suite of the command's --hw (of any backend without one) it most likely
-// meant (suiteMeantAmong: never one on other hardware), else the job's
-// own id when it names a roster suite, else "".
-func (c *checker) suiteMeant(name, jobID, hw string) string {
-	var backends []config.Backend
-	if b, ok := config.ParseBackend(hw); ok {
-		backends = []config.Backend{b}
+// checkRoster: every suite of the roster that this repository runs has
+// exactly one stage job (duplicate-job), in its workflow (missing-job); a
+// job whose suite holds nothing is a warning (empty-suite).
+func (c *checker) checkRoster() {
+	c.checkDuplicateJobs()
+	for _, s := range c.cfg.Suites {
+		if s.External {
+			continue
+		}
+		wfName := s.WorkflowFile()
+		var inWorkflow, elsewhere []stageRun
+		for _, r := range c.runs[s.Name] {
+			if r.job.wf.name == wfName {
+				inWorkflow = append(inWorkflow, r)
+			} else {
+				elsewhere = append(elsewhere, r)
+			}
+		}
+		if len(inWorkflow) == 0 {
+			c.missingJob(s, wfName, elsewhere)
+			continue
+		}
+		c.checkEmptySuite(s, inWorkflow[0].job)
 	}
-	if near := c.suiteMeantAmong(name, backends, nil); near != "" {
-		return "did you mean " + near + "?"
-	}
-	if s, ok := c.cfg.Suite(jobID); ok && !s.External {
-		return fmt.Sprintf("did you mean %s, the job's own name?", jobID)
-	}
-	return ""
-}
-
-// suiteNames lists the roster's suites in configured order.
-func (c *checker) suiteNames() []string {
-	out := make([]string, len(c.cfg.Suites))
-	for i, s := range c.cfg.Suites {
-		out[i] = s.Name
-	}
-	return out
 }

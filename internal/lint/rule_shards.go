@@ -1,13 +1,28 @@
 package lint
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
+
+// The shards rule: a stage job splits its suite into the roster's shard
+// count, one job per shard, whether its matrix is a static partition_id
+// list (checkMatrix, checkShardFlags) or the policy job's shard_matrix
+// entry (checkDynamicMatrix, checkDynamicShardFlags).
+
+// RuleShards names a stage job whose matrix or partition flags do not
+// split its suite into the roster's shards.
+const RuleShards = "shards"
+
+var _ = register(Rule{Name: RuleShards, Severity: Error,
+	Summary: "a stage job's matrix or partition flags do not match the roster's shards"})
 
 // The dynamic form of a stage job's matrix (`miles-ci help migrate`): the
 // policy job's shard_matrix output books only the shards that hold a test,
@@ -123,4 +138,96 @@ func cut(s string) string {
 		return s[:77] + "..."
 	}
 	return s
+}
+
+// checkShardFlags: the command's partition flags must split the suite into
+// the roster's shard count, one shard per matrix entry.
+func (c *checker) checkShardFlags(j *job, inv *invocation, s config.Suite) {
+	n := strconv.Itoa(s.Shards)
+	size, hasSize := inv.value("--auto-partition-size")
+	id, hasID := inv.value("--auto-partition-id")
+	if s.Shards == 1 {
+		if hasSize && size.text != "1" {
+			c.atWord(j, inv, size, RuleShards, "--auto-partition-size is %s but the roster has 1 shard for %s (%s)", size.text, s.Name, c.cfg.Origin())
+		}
+		return
+	}
+	switch {
+	case !hasSize:
+		c.atWord(j, inv, inv.first(), RuleShards, "the command has no --auto-partition-size; the roster has %s shards for %s: add --auto-partition-size %s", n, s.Name, n)
+	case size.text != n:
+		c.atWord(j, inv, size, RuleShards, "--auto-partition-size is %s but the roster has %s shards for %s (%s)", size.text, n, s.Name, c.cfg.Origin())
+	}
+	switch {
+	case !hasID:
+		c.atWord(j, inv, inv.first(), RuleShards, "the command has no --auto-partition-id; each of the %s shards of %s needs its own: add --auto-partition-id ${{ matrix.partition_id }}", n, s.Name)
+	case !id.isExpr() || !strings.Contains(id.text, "matrix.partition_id"):
+		c.atWord(j, inv, id, RuleShards, "--auto-partition-id is %s; each shard job must take its own: --auto-partition-id ${{ matrix.partition_id }}", id.text)
+	}
+}
+
+// checkMatrix: the matrix partition_id list must be exactly 0 … N-1.
+func (c *checker) checkMatrix(j *job, s config.Suite) {
+	sk, _ := j.get("strategy")
+	mk, _ := j.get("strategy", "matrix")
+	k, v := j.get("strategy", "matrix", "partition_id")
+	want := make([]string, s.Shards)
+	for i := range want {
+		want[i] = strconv.Itoa(i)
+	}
+	wantText := "[" + strings.Join(want, ", ") + "]"
+	if s.Shards > 8 {
+		// A message stays readable whatever the shard count.
+		wantText = fmt.Sprintf("[0, 1, …, %d]", s.Shards-1)
+	}
+	c.checkMatrixExclude(j, s)
+	if v == nil {
+		if s.Shards > 1 {
+			c.atNode(j.wf, keyOr(mk, sk, j.key), RuleShards, "the job has no matrix partition_id; the roster has %d shards for %s: add strategy.matrix.partition_id: %s",
+				s.Shards, s.Name, wantText)
+		}
+		return
+	}
+	var got []string
+	exact := v.Kind == yaml.SequenceNode && len(v.Content) == s.Shards
+	if v.Kind == yaml.SequenceNode {
+		for i, e := range v.Content {
+			t, _ := scalar(deref(e))
+			got = append(got, t)
+			if i >= len(want) || t != want[i] {
+				exact = false
+			}
+		}
+	}
+	if exact {
+		return
+	}
+	gotText := v.Value
+	if v.Kind == yaml.SequenceNode {
+		gotText = "[" + strings.Join(got, ", ") + "]"
+	}
+	c.atNode(j.wf, k, RuleShards, "partition_id is %s but the roster has %s for %s (%s): write %s",
+		gotText, textfmt.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin(), wantText)
+}
+
+// checkMatrixExclude: a matrix.exclude entry naming a partition_id drops
+// that shard's job, so the shard's tests never run although the
+// partition_id list looks whole.
+func (c *checker) checkMatrixExclude(j *job, s config.Suite) {
+	_, ex := j.get("strategy", "matrix", "exclude")
+	if ex == nil || ex.Kind != yaml.SequenceNode {
+		return
+	}
+	for _, e := range ex.Content {
+		k, v := lookup(e, "partition_id")
+		if k == nil {
+			continue
+		}
+		id, ok := scalar(v)
+		if !ok || len(id) > 40 {
+			id = "(" + describeNode(v) + ")"
+		}
+		c.atNode(j.wf, k, RuleShards, "matrix.exclude removes partition_id %s, so that shard of the %s of %s (%s) never runs: remove the exclude entry",
+			id, textfmt.CountNoun(s.Shards, "shard"), s.Name, c.cfg.Origin())
+	}
 }

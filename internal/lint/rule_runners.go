@@ -13,7 +13,24 @@ import (
 // The rules on the live fleet (lint --runners): every runs_on set of the
 // roster, and the labels each stage job lands on, must be carried whole by
 // a runner, an online one, and by enough online ones for the shards that
-// run at once.
+// run at once. One verdict (fleetVerdict) picks which of the three rules
+// a set breaks, so the family is one file.
+
+// The rules of lint --runners, on the live fleet.
+const (
+	RuleRunners        = "runners"
+	RuleRunnersOffline = "runners-offline"
+	RuleRunnerWaves    = "runner-waves"
+)
+
+var (
+	_ = register(Rule{Name: RuleRunners, Severity: Error,
+		Summary: "no runner of the fleet carries a runs_on set whole"})
+	_ = register(Rule{Name: RuleRunnersOffline, Severity: Warning,
+		Summary: "only offline runners carry a runs_on set"})
+	_ = register(Rule{Name: RuleRunnerWaves, Severity: Warning,
+		Summary: "fewer online runners carry a set than its shards that run at once"})
+)
 
 // checkFleet checks every suite this repository runs, at its roster
 // entry's runs_on and at each of its stage jobs' runs-on.

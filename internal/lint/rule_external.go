@@ -20,6 +20,34 @@ import (
 // sgl-project/sglang), which no rule on this repository's workflows can
 // see. Given that workflow's file, every external suite must be run there
 // with its backend's --hw, and nothing else of the roster, or outside it.
+// One reading of each external command (checkExternalRun) decides among
+// the family's rules, so the family is one file.
+
+// The rules of lint --external, on another repository's workflow that
+// runs the roster's external suites.
+const (
+	RuleExternalMissing = "external-missing"
+	RuleExternalUnknown = "external-unknown"
+	RuleExternalOwned   = "external-owned"
+	RuleExternalHW      = "external-hw"
+	RuleExternalEmpty   = "external-empty"
+	RuleExternalEntry   = "external-entry"
+)
+
+var (
+	_ = register(Rule{Name: RuleExternalMissing, Severity: Error,
+		Summary: "an external suite of the roster no job of the external files runs"})
+	_ = register(Rule{Name: RuleExternalUnknown, Severity: Error,
+		Summary: "a suite an external file runs is not in the roster, or cannot be read"})
+	_ = register(Rule{Name: RuleExternalOwned, Severity: Error,
+		Summary: "a suite an external file runs is one this repository's own workflow runs"})
+	_ = register(Rule{Name: RuleExternalHW, Severity: Error,
+		Summary: "an external command's --hw is missing or not its suite's backend"})
+	_ = register(Rule{Name: RuleExternalEntry, Severity: Error,
+		Summary: "an external command calls a Python entry point the repository no longer has"})
+	_ = register(Rule{Name: RuleExternalEmpty, Severity: Warning,
+		Summary: "no job of an external file runs a suite"})
+)
 
 // External is another repository's workflow file, read for lint --external.
 type External struct {

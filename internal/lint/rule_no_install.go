@@ -7,7 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -16,12 +15,12 @@ import (
 	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
-// The rules on installing miles-ci. A job that calls miles-ci by its bare
-// name finds it only on the PATH an earlier step of the same job made:
-// without one, GitHub fails the step with "miles-ci: command not found",
-// which nothing before the run would show (no-install). And the pinned
-// version is one value in the repository, so that a bump is one edit
-// and no job runs another version (install-version).
+// The no-install rule. A job that calls miles-ci by its bare name finds it
+// only on the PATH an earlier step of the same job made: without one,
+// GitHub fails the step with "miles-ci: command not found", which nothing
+// before the run would show. (That the pinned version is one value in the
+// repository is install-version, rule_install_version.go; it shares
+// setupAction and the reading of local actions kept here.)
 //
 // An install step is one of:
 //   - `uses: ./DIR`, a composite action of this repository
@@ -31,12 +30,16 @@ import (
 //     (the pinned download, or the build job's archives);
 //   - a step whose run: does `go install …/cmd/miles-ci[@…]`.
 
+// RuleNoInstall names a job that calls miles-ci by name with no install
+// step before it.
+const RuleNoInstall = "no-install"
+
+var _ = register(Rule{Name: RuleNoInstall, Severity: Error,
+	Summary: "a job calls miles-ci by name with no install step before it"})
+
 // setupAction is the install step lint's messages propose: the local
 // composite action that holds the pins (miles-ci help migrate).
 const setupAction = "./.github/actions/setup-miles-ci"
-
-// versionKey is the env key that pins the version miles-ci installs.
-const versionKey = "MILES_CI_VERSION"
 
 // maxActionDepth bounds how deep composite actions calling composite
 // actions are followed.
@@ -287,7 +290,7 @@ func (wf *workflow) firstMilesCI(n *yaml.Node, compat string) *milesCICall {
 }
 
 // checkInstalls checks that every job of the workflows that calls
-// miles-ci installs it first, then that the repository pins one version.
+// miles-ci installs it first.
 func (c *checker) checkInstalls() {
 	for _, wf := range c.workflows {
 		if wf.broken {
@@ -301,7 +304,6 @@ func (c *checker) checkInstalls() {
 			c.checkJobInstall(j)
 		}
 	}
-	c.checkInstallVersions()
 }
 
 // installHint is how a missing install step is added.
@@ -385,90 +387,4 @@ func (c *checker) executeUninstalled(j *job) (line int, note string, missing boo
 		}
 	}
 	return 0, "", false
-}
-
-// versionPin is one MILES_CI_VERSION env key's value and where it stands.
-type versionPin struct {
-	path      string
-	value     string
-	line, col int
-}
-
-// envPins collects the MILES_CI_VERSION values of every env: mapping of a
-// document, in document order. A value that is an expression pins
-// nothing. Aliases are not followed: what they name is read where it is
-// written.
-func envPins(file string, n *yaml.Node, depth int) []versionPin {
-	if n == nil || n.Kind == yaml.AliasNode || depth > 100 {
-		return nil
-	}
-	var out []versionPin
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value != "env" {
-				continue
-			}
-			if _, v := lookup(n.Content[i+1], versionKey); v != nil {
-				if s, ok := scalar(v); ok && s != "" && !strings.Contains(s, "${{") {
-					out = append(out, versionPin{file, s, v.Line, v.Column})
-				}
-			}
-		}
-	}
-	for _, ch := range n.Content {
-		out = append(out, envPins(file, ch, depth+1)...)
-	}
-	return out
-}
-
-// checkInstallVersions reports every pin of another version than the one
-// most pins give. Local actions are read first (by path), then the
-// workflows (by name), and a tie goes to the version read first: the
-// one install definition is an action.
-func (c *checker) checkInstallVersions() {
-	var pins []versionPin
-	var dirs []string
-	for dir, a := range c.actions {
-		if a.root != nil {
-			dirs = append(dirs, dir)
-		}
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
-		a := c.actions[dir]
-		pins = append(pins, envPins(a.path, a.root, 0)...)
-	}
-	for _, wf := range c.workflows {
-		if !wf.broken {
-			pins = append(pins, envPins(wf.path, wf.root, 0)...)
-		}
-	}
-	count := map[string]int{}
-	first := map[string]versionPin{}
-	var order []string
-	for _, p := range pins {
-		if count[p.value] == 0 {
-			order = append(order, p.value)
-			first[p.value] = p
-		}
-		count[p.value]++
-	}
-	if len(order) < 2 {
-		return
-	}
-	chosen := order[0]
-	for _, v := range order[1:] {
-		if count[v] > count[chosen] {
-			chosen = v
-		}
-	}
-	at := first[chosen]
-	for _, p := range pins {
-		if p.value == chosen {
-			continue
-		}
-		c.found.add(Finding{Path: p.path, Line: max(p.line, 1), Col: max(p.col, 1), Severity: Error, Rule: RuleInstallVersion,
-			Message: fmt.Sprintf("%s is %s here but %s at %s:%d (%d of the %d pins), so jobs install two versions of miles-ci: write %s, or install with the one step `uses: %s`",
-				versionKey, pyfmt.Repr(p.value), pyfmt.Repr(chosen), at.path, at.line, count[chosen], len(pins), chosen, setupAction)})
-	}
 }

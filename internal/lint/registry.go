@@ -1,0 +1,52 @@
+package lint
+
+import (
+	"path/filepath"
+	"runtime"
+	"sort"
+)
+
+// Rule is one kind of finding: its name, which every finding of it
+// carries ([NAME] at the end of its line, "rule" in --json, the title of
+// its annotation), the severity its findings have (a Warning rule may
+// raise one to an error, as its paragraph in lint-rules.md says), and
+// what it checks, in one line.
+type Rule struct {
+	Name     string
+	Severity Severity
+	Summary  string
+	// File is the file that registers the rule: rule_<name>.go, or the
+	// file of the family it belongs to.
+	File string
+}
+
+// registered holds every rule, in the order their files register them.
+var registered []Rule
+
+// register adds r to the registry and returns its name. Each rule_*.go
+// registers its own rules, so a new rule is one new file (with its test
+// and its paragraph in lint-rules.md) and no list to keep elsewhere.
+func register(r Rule) string {
+	if _, file, _, ok := runtime.Caller(1); ok {
+		r.File = filepath.Base(file)
+	}
+	registered = append(registered, r)
+	return r.Name
+}
+
+// Rules lists every rule lint reports, sorted by name.
+func Rules() []Rule {
+	out := append([]Rule(nil), registered...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// LookupRule finds a rule by its name.
+func LookupRule(name string) (Rule, bool) {
+	for _, r := range registered {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
