@@ -4,6 +4,27 @@
 // roster says, and every registration lands in a job. Given them, it also
 // checks the live fleet of runners and the workflows of other
 // repositories that run the roster's external suites.
+//
+// A rule is a file. Each rule_<name>.go declares its name (the Rule*
+// constant findings carry), registers it (register: severity and a
+// one-line summary) and holds its checks; a family of rules that one
+// check decides among (the runners and external rules) shares a file
+// that says so. Rules lists the registry, and the docs test checks it
+// against internal/docs/topics/lint-rules.md. The shared reading stays in
+// shared files: workflow.go, command.go and shell.go read workflows and
+// commands, rules.go holds the checker and calls the checks (check,
+// checkStageJob, checkRoster), findings.go gathers the findings.
+//
+// To add a rule:
+//  1. rule_<name>.go: the constant, register(Rule{…}) and the check,
+//     called from rules.go (checkStageJob for a stage job's command or
+//     wiring, check for a whole-repository one);
+//  2. rule_<name>_test.go with its fixtures under testdata/rules/<name>/
+//     (a copy of the small workflow with one slip; lintFixture and
+//     testFixtures read them), the findings at their places in each
+//     fixture;
+//  3. its paragraph, "- `<name>`:" ("- `<name>` (warning):" for a Warning
+//     rule), in internal/docs/topics/lint-rules.md.
 package lint
 
 import (

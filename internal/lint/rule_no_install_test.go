@@ -137,7 +137,7 @@ func TestNoInstall_AReusableWorkflowInstallsBeforeItRunsTheCommand(t *testing.T)
 	caller := strings.Replace(smallWorkflow, "    runs-on: ubuntu-latest\n    steps:\n      - uses: ./.github/actions/setup-miles-ci\n      - run: |\n          miles-ci run --hw cpu --suite unit \\\n            --cadence ${{ needs.policy.outputs.cadence }} --labels ${{ needs.policy.outputs.raw_labels }}\n",
 		"    uses: ./.github/workflows/_cpu.yml\n    with:\n      execute_command: >-\n        miles-ci run --hw cpu --suite unit --cadence ${{ needs.policy.outputs.cadence }}\n        --labels ${{ needs.policy.outputs.raw_labels }}\n", 1)
 	require.NotEqual(t, smallWorkflow, caller)
-	const msg = ".github/workflows/pr-test.yml:15:9: error: job 'unit' runs miles-ci in job 'run' of .github/workflows/_cpu.yml, whose step at line 7 runs ${{ inputs.execute_command }} " +
+	msg := prYML + anchorPlace(t, caller, "execute_command: >-", "miles-ci run") + ": error: job 'unit' runs miles-ci in job 'run' of .github/workflows/_cpu.yml, whose step at line 7 runs ${{ inputs.execute_command }} " +
 		"with no install step before it: there, add the step `uses: ./.github/actions/setup-miles-ci` after its checkout (miles-ci help migrate) [no-install]"
 	for _, tc := range []struct {
 		name, steps string
