@@ -6,25 +6,31 @@
 // repositories that run the roster's external suites.
 //
 // A rule is a file. Each rule_<name>.go declares its name (the Rule*
-// constant findings carry), registers it (register: severity and a
-// one-line summary) and holds its checks; a family of rules that one
-// check decides among (the runners and external rules) shares a file
-// that says so. Rules lists the registry, and the docs test checks it
-// against internal/docs/topics/lint-rules.md. The shared reading stays in
-// shared files: workflow.go, command.go and shell.go read workflows and
-// commands, rules.go holds the checker and calls the checks (check,
-// checkStageJob, checkRoster), findings.go gathers the findings.
+// constant findings carry), registers it (register: its severity, a
+// one-line summary and the hook that runs its check) and holds its
+// checks; a family of rules that one check decides among (the runners and
+// the external rules) shares a file that says so. Rules lists the
+// registry; the docs test checks it against
+// internal/docs/topics/lint-rules.md, and the registry test that each
+// rule has its test file. Shared reading stays in shared files:
+// workflow.go, command.go and shell.go read workflows and commands,
+// rules.go holds the checker and runs the hooks, findings.go gathers the
+// findings (sorted by place, so the order checks run in never shows).
 //
-// To add a rule:
-//  1. rule_<name>.go: the constant, register(Rule{…}) and the check,
-//     called from rules.go (checkStageJob for a stage job's command or
-//     wiring, check for a whole-repository one);
-//  2. rule_<name>_test.go with its fixtures under testdata/rules/<name>/
-//     (a copy of the small workflow with one slip; lintFixture and
-//     testFixtures read them), the findings at their places in each
-//     fixture;
-//  3. its paragraph, "- `<name>`:" ("- `<name>` (warning):" for a Warning
-//     rule), in internal/docs/topics/lint-rules.md.
+// To add a rule, three places:
+//  1. rule_<name>.go: the constant, and register(Rule{…}) with the check
+//     as its onJob hook (a stage job's wiring, against its roster suite)
+//     or onRepo hook (once, after every stage job was read: the roster,
+//     the registrations, the installs);
+//  2. rule_<name>_test.go, with its fixtures under testdata/rules/<name>/
+//     (a copy of the small workflow with one slip, read by lintFixture and
+//     testFixtures) and the findings at their places in each fixture;
+//  3. its paragraph, "- `<name>`: …" ("- `<name>` (warning): …" for a
+//     Warning rule), in internal/docs/topics/lint-rules.md.
+//
+// A check of each command of a stage job (its flags) is called from
+// checkStageJob's loop over commands, and one of a workflow's own keys
+// from check, in rules.go: a fourth file for such a rule.
 package lint
 
 import (

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+
+	"github.com/radixark/miles-ci/internal/config"
 )
 
 // Rule is one kind of finding: its name, which every finding of it
@@ -18,9 +20,28 @@ type Rule struct {
 	// File is the file that registers the rule: rule_<name>.go, or the
 	// file of the family it belongs to.
 	File string
+
+	// onJob, when set, checks a stage job's own wiring against the roster
+	// entry of the (first) suite it runs: checkStageJob calls it for each
+	// stage job.
+	onJob func(c *checker, sj stageJob)
+	// onRepo, when set, checks what needs every stage job read first (the
+	// roster, the registrations, the fleet, the installs): check calls it
+	// once, after the workflows.
+	onRepo func(c *checker)
 }
 
-// registered holds every rule, in the order their files register them.
+// stageJob is a stage job and what its wiring is checked against.
+type stageJob struct {
+	job        *job
+	suite      config.Suite // the roster entry of the (first) suite it runs
+	policyJobs []string     // the policy jobs of its workflow
+}
+
+// registered holds every rule, in the order their files register them,
+// which is the order the hooks run in. Findings are sorted by place, so
+// that order never shows; a rule whose checks depend on one another
+// calls them from one hook.
 var registered []Rule
 
 // register adds r to the registry and returns its name. Each rule_*.go

@@ -10,7 +10,8 @@ import (
 const RuleDuplicateJob = "duplicate-job"
 
 var _ = register(Rule{Name: RuleDuplicateJob, Severity: Error,
-	Summary: "a second job runs a suite (in any workflow)"})
+	Summary: "a second job runs a suite (in any workflow)",
+	onRepo:  (*checker).checkDuplicateJobs})
 
 // checkDuplicateJobs reports every job of a suite but the first (in file
 // order) on the later job's key.

@@ -10,7 +10,21 @@ import (
 const RuleEmptySuite = "empty-suite"
 
 var _ = register(Rule{Name: RuleEmptySuite, Severity: Warning,
-	Summary: "a suite has a job but no enabled registration of its backend"})
+	Summary: "a suite has a job but no enabled registration of its backend",
+	onRepo:  (*checker).checkEmptySuites})
+
+// checkEmptySuites checks the first job of each non-external roster suite
+// in its workflow (a suite without one is a missing-job error).
+func (c *checker) checkEmptySuites() {
+	for _, s := range c.cfg.Suites {
+		if s.External {
+			continue
+		}
+		if inWorkflow, _ := c.suiteJobs(s); len(inWorkflow) > 0 {
+			c.checkEmptySuite(s, inWorkflow[0].job)
+		}
+	}
+}
 
 // checkEmptySuite reports suite s's job j when no enabled registration of
 // the suite's backend lands in it: the job runs no test.

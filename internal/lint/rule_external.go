@@ -35,8 +35,10 @@ const (
 )
 
 var (
+	// checkExternal decides among the six; it hangs on the first.
 	_ = register(Rule{Name: RuleExternalMissing, Severity: Error,
-		Summary: "an external suite of the roster no job of the external files runs"})
+		Summary: "an external suite of the roster no job of the external files runs",
+		onRepo:  (*checker).checkExternal})
 	_ = register(Rule{Name: RuleExternalUnknown, Severity: Error,
 		Summary: "a suite an external file runs is not in the roster, or cannot be read"})
 	_ = register(Rule{Name: RuleExternalOwned, Severity: Error,

@@ -18,7 +18,8 @@ const RuleInstallVersion = "install-version"
 const versionKey = "MILES_CI_VERSION"
 
 var _ = register(Rule{Name: RuleInstallVersion, Severity: Error,
-	Summary: "the MILES_CI_VERSION pins of the repository are not all one"})
+	Summary: "the MILES_CI_VERSION pins of the repository are not all one",
+	onRepo:  (*checker).checkInstallVersions})
 
 // versionPin is one MILES_CI_VERSION env key's value and where it stands.
 type versionPin struct {

@@ -9,11 +9,25 @@ import (
 )
 
 // RuleMissingJob names a non-external roster suite with no stage job in
-// its workflow (checkRoster walks the roster and calls missingJob).
+// its workflow.
 const RuleMissingJob = "missing-job"
 
 var _ = register(Rule{Name: RuleMissingJob, Severity: Error,
-	Summary: "a suite of the roster has no stage job in its workflow"})
+	Summary: "a suite of the roster has no stage job in its workflow",
+	onRepo:  (*checker).checkMissingJobs})
+
+// checkMissingJobs reports each non-external roster suite that no job of
+// its workflow runs.
+func (c *checker) checkMissingJobs() {
+	for _, s := range c.cfg.Suites {
+		if s.External {
+			continue
+		}
+		if inWorkflow, elsewhere := c.suiteJobs(s); len(inWorkflow) == 0 {
+			c.missingJob(s, s.WorkflowFile(), elsewhere)
+		}
+	}
+}
 
 // missingJob reports a roster suite without a stage job in its workflow,
 // on the workflow's jobs: key, saying how many registrations never run and

@@ -11,7 +11,11 @@ import (
 const RuleNeeds = "needs"
 
 var _ = register(Rule{Name: RuleNeeds, Severity: Error,
-	Summary: "a stage job's needs lack a job the roster lists for its suite"})
+	Summary: "a stage job's needs lack a job the roster lists for its suite",
+	onJob: func(c *checker, sj stageJob) {
+		// A missing policy job is policy-inputs' finding, not one more.
+		c.checkNeeds(sj.job, sj.suite, sj.policyJobs, c.lacksPolicyNeed(sj.job, sj.policyJobs))
+	}})
 
 // checkNeeds: the job depends on every job the roster lists for its suite.
 func (c *checker) checkNeeds(j *job, s config.Suite, policyJobs []string, policyReported bool) {

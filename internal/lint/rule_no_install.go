@@ -35,7 +35,8 @@ import (
 const RuleNoInstall = "no-install"
 
 var _ = register(Rule{Name: RuleNoInstall, Severity: Error,
-	Summary: "a job calls miles-ci by name with no install step before it"})
+	Summary: "a job calls miles-ci by name with no install step before it",
+	onRepo:  (*checker).checkInstalls})
 
 // setupAction is the install step lint's messages propose: the local
 // composite action that holds the pins (miles-ci help migrate).

@@ -13,7 +13,8 @@ import (
 const RuleOrphan = "orphan-registration"
 
 var _ = register(Rule{Name: RuleOrphan, Severity: Warning,
-	Summary: "a registration no job runs"})
+	Summary: "a registration no job runs",
+	onRepo:  (*checker).checkRegistrations})
 
 // checkRegistrations: a registration that reaches no job never runs.
 // Suites the roster marks external run elsewhere, and a roster suite

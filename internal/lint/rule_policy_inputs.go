@@ -5,7 +5,8 @@ package lint
 const RulePolicyInputs = "policy-inputs"
 
 var _ = register(Rule{Name: RulePolicyInputs, Severity: Error,
-	Summary: "a stage command does not take --cadence and --labels from the policy job"})
+	Summary: "a stage command does not take --cadence and --labels from the policy job",
+	onJob:   func(c *checker, sj stageJob) { c.checkPolicyNeed(sj.job, sj.policyJobs) }})
 
 // checkPolicyFlags: the cadence and the labels come from the policy job.
 func (c *checker) checkPolicyFlags(j *job, inv *invocation, policyJobs []string) {
@@ -38,8 +39,18 @@ func (c *checker) checkPolicyFlags(j *job, inv *invocation, policyJobs []string)
 }
 
 // checkPolicyNeed: a job reads the policy's outputs only if it needs the
-// policy job. It returns whether it reported the missing need.
-func (c *checker) checkPolicyNeed(j *job, policyJobs []string) bool {
+// policy job.
+func (c *checker) checkPolicyNeed(j *job, policyJobs []string) {
+	if !c.lacksPolicyNeed(j, policyJobs) {
+		return
+	}
+	k, _ := j.get("needs")
+	c.atNode(j.wf, keyOr(k, j.key), RulePolicyInputs, "the job does not need the policy job %s, so it cannot read its outputs: add it to needs", policyName(policyJobs))
+}
+
+// lacksPolicyNeed reports whether the workflow has a policy job and job j
+// needs none of them.
+func (c *checker) lacksPolicyNeed(j *job, policyJobs []string) bool {
 	if len(policyJobs) == 0 {
 		return false
 	}
@@ -48,7 +59,5 @@ func (c *checker) checkPolicyNeed(j *job, policyJobs []string) bool {
 			return false
 		}
 	}
-	k, _ := j.get("needs")
-	c.atNode(j.wf, keyOr(k, j.key), RulePolicyInputs, "the job does not need the policy job %s, so it cannot read its outputs: add it to needs", policyName(policyJobs))
 	return true
 }

@@ -24,8 +24,10 @@ const (
 )
 
 var (
+	// checkFleet decides among the three; it hangs on the first.
 	_ = register(Rule{Name: RuleRunners, Severity: Error,
-		Summary: "no runner of the fleet carries a runs_on set whole"})
+		Summary: "no runner of the fleet carries a runs_on set whole",
+		onRepo:  (*checker).checkFleet})
 	_ = register(Rule{Name: RuleRunnersOffline, Severity: Warning,
 		Summary: "only offline runners carry a runs_on set"})
 	_ = register(Rule{Name: RuleRunnerWaves, Severity: Warning,

@@ -17,7 +17,8 @@ import (
 const RuleRunsOn = "runs-on"
 
 var _ = register(Rule{Name: RuleRunsOn, Severity: Error,
-	Summary: "the labels a stage job lands on differ from the roster's runs_on"})
+	Summary: "the labels a stage job lands on differ from the roster's runs_on",
+	onJob:   func(c *checker, sj stageJob) { c.checkRunsOn(sj.job, sj.suite) }})
 
 // checkRunsOn: the runner labels the job lands on are the roster's.
 func (c *checker) checkRunsOn(j *job, s config.Suite) {

@@ -22,7 +22,14 @@ import (
 const RuleShards = "shards"
 
 var _ = register(Rule{Name: RuleShards, Severity: Error,
-	Summary: "a stage job's matrix or partition flags do not match the roster's shards"})
+	Summary: "a stage job's matrix or partition flags do not match the roster's shards",
+	onJob: func(c *checker, sj stageJob) {
+		if _, _, dynamic := dynamicMatrix(sj.job); dynamic {
+			c.checkDynamicMatrix(sj.job, sj.suite, sj.policyJobs)
+		} else {
+			c.checkMatrix(sj.job, sj.suite)
+		}
+	}})
 
 // The dynamic form of a stage job's matrix (`miles-ci help migrate`): the
 // policy job's shard_matrix output books only the shards that hold a test,

@@ -14,7 +14,12 @@ import (
 const RuleSkipGuard = "skip-guard"
 
 var _ = register(Rule{Name: RuleSkipGuard, Severity: Error,
-	Summary: "a GPU stage job's if: does not skip it when the policy skips its stage"})
+	Summary: "a GPU stage job's if: does not skip it when the policy skips its stage",
+	onJob: func(c *checker, sj stageJob) {
+		if sj.suite.Backend != config.CPU {
+			c.checkSkipGuard(sj.job, sj.suite, sj.policyJobs)
+		}
+	}})
 
 // checkSkipGuard: a GPU stage job must skip itself when the policy lists
 // its own stage in skipped_stages, and no other.

@@ -11,7 +11,12 @@ import (
 const RuleWeeklySerial = "weekly-serial"
 
 var _ = register(Rule{Name: RuleWeeklySerial, Severity: Error,
-	Summary: "a sharded GPU stage's max-parallel does not depend on the policy's cadence"})
+	Summary: "a sharded GPU stage's max-parallel does not depend on the policy's cadence",
+	onJob: func(c *checker, sj stageJob) {
+		if sj.suite.Backend != config.CPU && sj.suite.Shards > 1 {
+			c.checkWeeklySerial(sj.job, sj.suite, sj.policyJobs)
+		}
+	}})
 
 // checkWeeklySerial: a sharded GPU stage runs one shard at a time on a
 // weekly run, so its max-parallel depends on the policy's cadence.

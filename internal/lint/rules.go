@@ -134,16 +134,16 @@ func (c *checker) check() {
 			c.checkStageJob(j, policyJobs)
 		}
 	}
-	c.checkRoster()
-	c.checkFleet()
-	c.checkRegistrations()
-	c.checkExternal()
-	c.checkInstalls()
-	c.checkInstallVersions()
+	for _, r := range registered {
+		if r.onRepo != nil {
+			r.onRepo(c)
+		}
+	}
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the
-// job's own wiring against the roster entry of the (first) suite it runs.
+// job's own wiring against the roster entry of the (first) suite it runs
+// (each rule's onJob hook).
 func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	var (
 		suite config.Suite
@@ -198,44 +198,24 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	if !known {
 		return
 	}
-	reportedPolicyNeed := c.checkPolicyNeed(j, policyJobs)
-	c.checkNeeds(j, suite, policyJobs, reportedPolicyNeed)
-	c.checkRunsOn(j, suite)
-	if _, _, dynamic := dynamicMatrix(j); dynamic {
-		c.checkDynamicMatrix(j, suite, policyJobs)
-	} else {
-		c.checkMatrix(j, suite)
-	}
-	if suite.Backend != config.CPU {
-		c.checkSkipGuard(j, suite, policyJobs)
-		if suite.Shards > 1 {
-			c.checkWeeklySerial(j, suite, policyJobs)
+	sj := stageJob{job: j, suite: suite, policyJobs: policyJobs}
+	for _, r := range registered {
+		if r.onJob != nil {
+			r.onJob(c, sj)
 		}
 	}
 }
 
-// checkRoster: every suite of the roster that this repository runs has
-// exactly one stage job (duplicate-job), in its workflow (missing-job); a
-// job whose suite holds nothing is a warning (empty-suite).
-func (c *checker) checkRoster() {
-	c.checkDuplicateJobs()
-	for _, s := range c.cfg.Suites {
-		if s.External {
-			continue
+// suiteJobs splits the stage jobs that run roster suite s into those of
+// its workflow and those of others.
+func (c *checker) suiteJobs(s config.Suite) (inWorkflow, elsewhere []stageRun) {
+	wfName := s.WorkflowFile()
+	for _, r := range c.runs[s.Name] {
+		if r.job.wf.name == wfName {
+			inWorkflow = append(inWorkflow, r)
+		} else {
+			elsewhere = append(elsewhere, r)
 		}
-		wfName := s.WorkflowFile()
-		var inWorkflow, elsewhere []stageRun
-		for _, r := range c.runs[s.Name] {
-			if r.job.wf.name == wfName {
-				inWorkflow = append(inWorkflow, r)
-			} else {
-				elsewhere = append(elsewhere, r)
-			}
-		}
-		if len(inWorkflow) == 0 {
-			c.missingJob(s, wfName, elsewhere)
-			continue
-		}
-		c.checkEmptySuite(s, inWorkflow[0].job)
 	}
+	return inWorkflow, elsewhere
 }
