@@ -19,18 +19,20 @@
 //
 // To add a rule, three places:
 //  1. rule_<name>.go: the constant, and register(Rule{…}) with the check
-//     as its onJob hook (a stage job's wiring, against its roster suite)
-//     or onRepo hook (once, after every stage job was read: the roster,
-//     the registrations, the installs);
+//     on the hook that fits it: onWorkflow (a workflow's own keys),
+//     onCommand or onSuiteCommand (each command of a stage job: its
+//     flags), onJob (a stage job's wiring, against its roster suite) or
+//     onRepo (once every stage job was read: the roster, the
+//     registrations, the installs, the Python lists);
 //  2. rule_<name>_test.go, with its fixtures under testdata/rules/<name>/
 //     (a copy of the small workflow with one slip, read by lintFixture and
 //     testFixtures) and the findings at their places in each fixture;
 //  3. its paragraph, "- `<name>`: …" ("- `<name>` (warning): …" for a
 //     Warning rule), in internal/docs/topics/lint-rules.md.
 //
-// A check of each command of a stage job (its flags) is called from
-// checkStageJob's loop over commands, and one of a workflow's own keys
-// from check, in rules.go: a fourth file for such a rule.
+// Four rules are found while reading, not by a hook: yaml (workflow.go)
+// and, as checkStageJob reads which suite a command runs, unknown-suite,
+// job-name and external-job (rules.go calls their checks).
 package lint
 
 import (
@@ -103,7 +105,7 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
+	c := &checker{root: root, cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
 		actions: readActions(root, wfs), entries: readEntries(root), compat: readCompat(root)}
 	// A node that YAML aliases into two jobs is checked once per job; the
 	// same finding at the same place is reported once (see findingSet).
@@ -116,17 +118,5 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 		}
 	}
 	c.check()
-	switch src, problem := readRunSuite(root); {
-	case problem != nil:
-		c.found.add(*problem)
-	case src != nil:
-		c.checkCISuites(src)
-	}
-	switch src, problem := readPython(root, StageSelectionPath, "the stage selection", prStagesName); {
-	case problem != nil:
-		c.found.add(*problem)
-	case src != nil:
-		c.checkPRStages(src)
-	}
 	return c.found.result(), nil
 }

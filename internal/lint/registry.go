@@ -21,14 +21,30 @@ type Rule struct {
 	// file of the family it belongs to.
 	File string
 
+	// onWorkflow, when set, checks a workflow's own keys, given its
+	// policy jobs: check calls it for each workflow it can read.
+	onWorkflow func(c *checker, wf *workflow, policyJobs []string)
+	// onCommand, when set, checks each command of a stage job, before its
+	// suite is read (sc.suite is empty); onSuiteCommand each command
+	// whose suite is one of the roster that this repository runs (an
+	// unknown or external one is reported as such and checked no further).
+	onCommand, onSuiteCommand func(c *checker, sc stageCommand)
 	// onJob, when set, checks a stage job's own wiring against the roster
 	// entry of the (first) suite it runs: checkStageJob calls it for each
-	// stage job.
+	// stage job, after its commands.
 	onJob func(c *checker, sj stageJob)
 	// onRepo, when set, checks what needs every stage job read first (the
 	// roster, the registrations, the fleet, the installs): check calls it
 	// once, after the workflows.
 	onRepo func(c *checker)
+}
+
+// stageCommand is a command of a stage job that runs a suite.
+type stageCommand struct {
+	job        *job
+	inv        *invocation
+	suite      config.Suite // its roster suite, for onSuiteCommand
+	policyJobs []string     // the policy jobs of its workflow
 }
 
 // stageJob is a stage job and what its wiring is checked against.

@@ -27,7 +27,26 @@ import (
 const RuleCISuites = "ci-suites"
 
 var _ = register(Rule{Name: RuleCISuites, Severity: Error,
-	Summary: "the Python runner's CI_SUITES or PR_GPU_STAGES and the roster disagree on a suite"})
+	Summary: "the Python runner's CI_SUITES or PR_GPU_STAGES and the roster disagree on a suite",
+	onRepo:  (*checker).checkPythonLists})
+
+// checkPythonLists reads the runner and the stage selection below the
+// root, when the repository still has them, and compares their literals
+// with the roster.
+func (c *checker) checkPythonLists() {
+	switch src, problem := readRunSuite(c.root); {
+	case problem != nil:
+		c.found.add(*problem)
+	case src != nil:
+		c.checkCISuites(src)
+	}
+	switch src, problem := readPython(c.root, StageSelectionPath, "the stage selection", prStagesName); {
+	case problem != nil:
+		c.found.add(*problem)
+	case src != nil:
+		c.checkPRStages(src)
+	}
+}
 
 // RunSuitePath is the Python runner whose CI_SUITES dict held the roster
 // before the configuration did.

@@ -12,7 +12,13 @@ import (
 const RuleCron = "cron"
 
 var _ = register(Rule{Name: RuleCron, Severity: Error,
-	Summary: "a schedule cron maps to no cadence of the configuration"})
+	Summary: "a schedule cron maps to no cadence of the configuration",
+	onWorkflow: func(c *checker, wf *workflow, policyJobs []string) {
+		// Only a workflow that resolves the policy maps its crons.
+		if len(policyJobs) > 0 {
+			c.checkCrons(wf)
+		}
+	}})
 
 // checkCrons: every schedule of a workflow that resolves the policy must
 // map to a cadence, or the policy step fails on that schedule.

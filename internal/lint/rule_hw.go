@@ -12,7 +12,8 @@ import (
 const RuleHW = "hw"
 
 var _ = register(Rule{Name: RuleHW, Severity: Error,
-	Summary: "--hw is missing or differs from the suite's backend"})
+	Summary:        "--hw is missing or differs from the suite's backend",
+	onSuiteCommand: func(c *checker, sc stageCommand) { c.checkHW(sc.job, sc.inv, sc.suite) }})
 
 // checkHW: the command's --hw is the suite's backend.
 func (c *checker) checkHW(j *job, inv *invocation, s config.Suite) {

@@ -5,8 +5,9 @@ package lint
 const RulePolicyInputs = "policy-inputs"
 
 var _ = register(Rule{Name: RulePolicyInputs, Severity: Error,
-	Summary: "a stage command does not take --cadence and --labels from the policy job",
-	onJob:   func(c *checker, sj stageJob) { c.checkPolicyNeed(sj.job, sj.policyJobs) }})
+	Summary:   "a stage command does not take --cadence and --labels from the policy job",
+	onCommand: func(c *checker, sc stageCommand) { c.checkPolicyFlags(sc.job, sc.inv, sc.policyJobs) },
+	onJob:     func(c *checker, sj stageJob) { c.checkPolicyNeed(sj.job, sj.policyJobs) }})
 
 // checkPolicyFlags: the cadence and the labels come from the policy job.
 func (c *checker) checkPolicyFlags(j *job, inv *invocation, policyJobs []string) {

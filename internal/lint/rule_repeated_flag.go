@@ -6,7 +6,8 @@ import "strings"
 const RuleRepeatedFlag = "repeated-flag"
 
 var _ = register(Rule{Name: RuleRepeatedFlag, Severity: Warning,
-	Summary: "a stage command gives a flag twice, and the earlier one is ignored"})
+	Summary:   "a stage command gives a flag twice, and the earlier one is ignored",
+	onCommand: func(c *checker, sc stageCommand) { c.checkRepeatedFlags(sc.job, sc.inv) }})
 
 // checkRepeatedFlags warns about a flag the command gives more than once:
 // the runner, like argparse, keeps the last, and the rules read that one,

@@ -23,6 +23,15 @@ const RuleShards = "shards"
 
 var _ = register(Rule{Name: RuleShards, Severity: Error,
 	Summary: "a stage job's matrix or partition flags do not match the roster's shards",
+	onSuiteCommand: func(c *checker, sc stageCommand) {
+		// A CPU stage has no entry in shard_matrix: its matrix is the
+		// finding, its flags are read as those of a static one.
+		if _, _, dynamic := dynamicMatrix(sc.job); dynamic && sc.suite.Backend != config.CPU {
+			c.checkDynamicShardFlags(sc.job, sc.inv, sc.suite)
+		} else {
+			c.checkShardFlags(sc.job, sc.inv, sc.suite)
+		}
+	},
 	onJob: func(c *checker, sj stageJob) {
 		if _, _, dynamic := dynamicMatrix(sj.job); dynamic {
 			c.checkDynamicMatrix(sj.job, sj.suite, sj.policyJobs)

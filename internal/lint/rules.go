@@ -13,6 +13,7 @@ const policyJobHint = "resolve-ci-policy"
 
 // checker holds one lint run: the inputs and the findings so far.
 type checker struct {
+	root      string // the repository's root directory
 	cfg       *config.Config
 	regs      []registry.Registration
 	workflows []*workflow
@@ -127,8 +128,10 @@ func (c *checker) check() {
 		for _, j := range wf.jobs {
 			c.jobByID[j.id] = j
 		}
-		if len(policyJobs) > 0 {
-			c.checkCrons(wf)
+		for _, r := range registered {
+			if r.onWorkflow != nil {
+				r.onWorkflow(c, wf, policyJobs)
+			}
 		}
 		for _, j := range wf.jobs {
 			c.checkStageJob(j, policyJobs)
@@ -154,8 +157,12 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 		if inv.kind != runSuite {
 			continue
 		}
-		c.checkPolicyFlags(j, inv, policyJobs)
-		c.checkRepeatedFlags(j, inv)
+		sc := stageCommand{job: j, inv: inv, policyJobs: policyJobs}
+		for _, r := range registered {
+			if r.onCommand != nil {
+				r.onCommand(c, sc)
+			}
+		}
 		sw, ok := c.suiteWord(j, inv)
 		if !ok {
 			continue
@@ -183,13 +190,11 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			c.externalJob(j, inv, sw)
 			continue
 		}
-		c.checkHW(j, inv, s)
-		// A CPU stage has no entry in shard_matrix: its matrix is the
-		// finding, its flags are read as those of a static one.
-		if _, _, dynamic := dynamicMatrix(j); dynamic && s.Backend != config.CPU {
-			c.checkDynamicShardFlags(j, inv, s)
-		} else {
-			c.checkShardFlags(j, inv, s)
+		sc.suite = s
+		for _, r := range registered {
+			if r.onSuiteCommand != nil {
+				r.onSuiteCommand(c, sc)
+			}
 		}
 		if !known {
 			suite, known = s, true
