@@ -2,7 +2,9 @@ package lint
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,4 +66,36 @@ func TestRegistry_ARuleFileIsNamedAfterItsRule(t *testing.T) {
 			assert.Equal(t, "rule_"+strings.ReplaceAll(names[0], "-", "_")+".go", file, "the file of rule %s", names[0])
 		}
 	}
+}
+
+// No hook depends on another having run, and findings are sorted by
+// place (then rule), so the order the registry runs its hooks in never
+// shows: reversed, it gives the same findings on the Miles tree, the
+// docs' migrated repository (with the external nightly and a fleet short
+// of H100 runners), and every rule fixture.
+func TestRegistry_TheOrderOfTheHooksNeverShows(t *testing.T) {
+	fixtures, err := filepath.Glob("testdata/rules/*/*")
+	require.NoError(t, err)
+	fixtures = append(fixtures, "testdata/rules/aliased-step.yml")
+	lintAll := func() []string {
+		var out []string
+		out = append(out, findingLines(lintTree(t, milesFixture))...)
+		out = append(out, findingLines(lintWith(t, "../../testdata/docs/migrated", Options{
+			External: external(t, [2]string{nightlyFile, readText(t, nightlyFile)}),
+			Fleet:    without(readFleet(t, fleetFile), "miles-h100"),
+		}))...)
+		for _, f := range fixtures {
+			rel, err := filepath.Rel("testdata/rules", f)
+			require.NoError(t, err)
+			out = append(out, lintFixture(t, strings.TrimSuffix(filepath.ToSlash(rel), ".yml"), nil)...)
+		}
+		return out
+	}
+	want := lintAll()
+	saved := registered
+	t.Cleanup(func() { registered = saved })
+	registered = slices.Clone(saved)
+	slices.Reverse(registered)
+	assert.Equal(t, want, lintAll())
+	assert.Greater(t, len(want), 50, "the findings compared")
 }
