@@ -55,9 +55,9 @@ type stageJob struct {
 }
 
 // registered holds every rule, in the order their files register them,
-// which is the order the hooks run in. Findings are sorted by place, so
-// that order never shows; a rule whose checks depend on one another
-// calls them from one hook.
+// which is the order the hooks run in. Findings are sorted by place, then
+// rule, so that order never shows (TestRegistry_TheOrderOfTheHooksNeverShows);
+// a rule whose checks depend on one another calls them from one hook.
 var registered []Rule
 
 // register adds r to the registry and returns its name. Each rule_*.go
