@@ -402,19 +402,25 @@ func TestREADME_WorkflowIsTheSampleWorkflow(t *testing.T) {
 	}
 }
 
-// The lint-rules topic has one entry per rule lint reports.
+// The lint-rules topic has one paragraph per rule of lint's registry, and
+// no other: "- `NAME`:", or "- `NAME` (warning):" for a rule whose
+// findings are warnings (its paragraph says when one is an error).
 func TestLintRulesTopic_NamesEveryRule(t *testing.T) {
 	tp, ok := docs.Lookup("lint-rules")
 	require.True(t, ok)
-	var documented []string
-	for _, m := range regexp.MustCompile("(?m)^- `([a-z-]+)`").FindAllStringSubmatch(tp.Text, -1) {
-		documented = append(documented, m[1])
+	documented := map[string]bool{} // the rule's paragraph says (warning)
+	for _, m := range regexp.MustCompile("(?m)^- `([a-z-]+)`( \\(warning\\))?").FindAllStringSubmatch(tp.Text, -1) {
+		_, twice := documented[m[1]]
+		assert.False(t, twice, "two paragraphs of rule %s", m[1])
+		documented[m[1]] = m[2] != ""
+		_, ok := lint.LookupRule(m[1])
+		assert.True(t, ok, "the paragraph - `%s` names no rule of lint's registry", m[1])
 	}
-	rules := []string{lint.RuleMissingJob, lint.RuleDuplicateJob, lint.RuleExternalJob, lint.RuleUnknownSuite,
-		lint.RuleJobName, lint.RuleHW, lint.RuleRunsOn, lint.RuleShards, lint.RuleSkipGuard, lint.RulePolicyInputs,
-		lint.RuleNeeds, lint.RuleWeeklySerial, lint.RuleCron, lint.RuleCISuites, lint.RuleNoInstall, lint.RuleInstallVersion,
-		lint.RuleRepeatedFlag, lint.RuleOrphan, lint.RuleEmptySuite, lint.RuleYAML,
-		lint.RuleRunners, lint.RuleRunnersOffline, lint.RuleRunnerWaves,
-		lint.RuleExternalMissing, lint.RuleExternalUnknown, lint.RuleExternalOwned, lint.RuleExternalHW, lint.RuleExternalEntry, lint.RuleExternalEmpty}
-	assert.Equal(t, rules, documented)
+	require.NotEmpty(t, documented)
+	for _, r := range lint.Rules() {
+		warns, ok := documented[r.Name]
+		if assert.True(t, ok, "rule %s (internal/lint/%s) has no paragraph in lint-rules.md", r.Name, r.File) {
+			assert.Equal(t, r.Severity == lint.Warning, warns, "rule %s is a %s rule: its paragraph says (warning) exactly when it is", r.Name, r.Severity)
+		}
+	}
 }

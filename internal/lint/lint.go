@@ -4,6 +4,35 @@
 // roster says, and every registration lands in a job. Given them, it also
 // checks the live fleet of runners and the workflows of other
 // repositories that run the roster's external suites.
+//
+// A rule is a file. Each rule_<name>.go declares its name (the Rule*
+// constant findings carry), registers it (register: its severity, a
+// one-line summary and the hook that runs its check) and holds its
+// checks; a family of rules that one check decides among (the runners and
+// the external rules) shares a file that says so. Rules lists the
+// registry; the docs test checks it against
+// internal/docs/topics/lint-rules.md, and the registry test that each
+// rule has its test file. Shared reading stays in shared files:
+// workflow.go, command.go and shell.go read workflows and commands,
+// rules.go holds the checker and runs the hooks, findings.go gathers the
+// findings (sorted by place, so the order checks run in never shows).
+//
+// To add a rule, three places:
+//  1. rule_<name>.go: the constant, and register(Rule{…}) with the check
+//     on the hook that fits it: onWorkflow (a workflow's own keys),
+//     onCommand or onSuiteCommand (each command of a stage job: its
+//     flags), onJob (a stage job's wiring, against its roster suite) or
+//     onRepo (once every stage job was read: the roster, the
+//     registrations, the installs, the Python lists);
+//  2. rule_<name>_test.go, with its fixtures under testdata/rules/<name>/
+//     (a copy of the small workflow with one slip, read by lintFixture and
+//     testFixtures) and the findings at their places in each fixture;
+//  3. its paragraph, "- `<name>`: …" ("- `<name>` (warning): …" for a
+//     Warning rule), in internal/docs/topics/lint-rules.md.
+//
+// Four rules are found while reading, not by a hook: yaml (workflow.go)
+// and, as checkStageJob reads which suite a command runs, unknown-suite,
+// job-name and external-job (rules.go calls their checks).
 package lint
 
 import (
@@ -21,43 +50,6 @@ type Severity string
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
-)
-
-// The rules, as findings name them.
-const (
-	RuleYAML         = "yaml"
-	RuleMissingJob   = "missing-job"
-	RuleDuplicateJob = "duplicate-job"
-	RuleExternalJob  = "external-job"
-	RuleUnknownSuite = "unknown-suite"
-	RuleJobName      = "job-name"
-	RuleHW           = "hw"
-	RuleRunsOn       = "runs-on"
-	RuleShards       = "shards"
-	RuleSkipGuard    = "skip-guard"
-	RulePolicyInputs = "policy-inputs"
-	RuleNeeds        = "needs"
-	RuleWeeklySerial = "weekly-serial"
-	RuleCron         = "cron"
-	RuleOrphan       = "orphan-registration"
-	RuleEmptySuite   = "empty-suite"
-	RuleRepeatedFlag = "repeated-flag"
-	RuleCISuites     = "ci-suites"
-	// The rules on installing miles-ci (install.go).
-	RuleNoInstall      = "no-install"
-	RuleInstallVersion = "install-version"
-	// The rules of lint --runners, on the live fleet.
-	RuleRunners        = "runners"
-	RuleRunnersOffline = "runners-offline"
-	RuleRunnerWaves    = "runner-waves"
-	// The rules of lint --external, on another repository's workflow
-	// that runs the roster's external suites.
-	RuleExternalMissing = "external-missing"
-	RuleExternalUnknown = "external-unknown"
-	RuleExternalOwned   = "external-owned"
-	RuleExternalHW      = "external-hw"
-	RuleExternalEmpty   = "external-empty"
-	RuleExternalEntry   = "external-entry"
 )
 
 // Finding is one problem at a place in a file.
@@ -113,7 +105,7 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
+	c := &checker{root: root, cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
 		actions: readActions(root, wfs), entries: readEntries(root), compat: readCompat(root)}
 	// A node that YAML aliases into two jobs is checked once per job; the
 	// same finding at the same place is reported once (see findingSet).
@@ -126,17 +118,5 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 		}
 	}
 	c.check()
-	switch src, problem := readRunSuite(root); {
-	case problem != nil:
-		c.found.add(*problem)
-	case src != nil:
-		c.checkCISuites(src)
-	}
-	switch src, problem := readPython(root, StageSelectionPath, "the stage selection", prStagesName); {
-	case problem != nil:
-		c.found.add(*problem)
-	case src != nil:
-		c.checkPRStages(src)
-	}
 	return c.found.result(), nil
 }

@@ -42,6 +42,7 @@ func lintWith(t *testing.T, root string, opts Options) *Result {
 	require.NoError(t, err)
 	res, err := RunWith(root, cfg, reg.Registrations, opts)
 	require.NoError(t, err)
+	requireRegistered(t, res)
 	return res
 }
 

@@ -1,13 +1,9 @@
 package lint
 
 import (
-	"fmt"
-	"strings"
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
-	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 )
 
@@ -17,6 +13,7 @@ const policyJobHint = "resolve-ci-policy"
 
 // checker holds one lint run: the inputs and the findings so far.
 type checker struct {
+	root      string // the repository's root directory
 	cfg       *config.Config
 	regs      []registry.Registration
 	workflows []*workflow
@@ -131,22 +128,25 @@ func (c *checker) check() {
 		for _, j := range wf.jobs {
 			c.jobByID[j.id] = j
 		}
-		if len(policyJobs) > 0 {
-			c.checkCrons(wf)
+		for _, r := range registered {
+			if r.onWorkflow != nil {
+				r.onWorkflow(c, wf, policyJobs)
+			}
 		}
 		for _, j := range wf.jobs {
 			c.checkStageJob(j, policyJobs)
 		}
 	}
-	c.checkRoster()
-	c.checkFleet()
-	c.checkRegistrations()
-	c.checkExternal()
-	c.checkInstalls()
+	for _, r := range registered {
+		if r.onRepo != nil {
+			r.onRepo(c)
+		}
+	}
 }
 
 // checkStageJob checks every command of a job that runs a suite, then the
-// job's own wiring against the roster entry of the (first) suite it runs.
+// job's own wiring against the roster entry of the (first) suite it runs
+// (each rule's onJob hook).
 func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	var (
 		suite config.Suite
@@ -157,15 +157,14 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 		if inv.kind != runSuite {
 			continue
 		}
-		c.checkPolicyFlags(j, inv, policyJobs)
-		c.checkRepeatedFlags(j, inv)
-		sw, ok := inv.value("--suite")
-		switch {
-		case !ok:
-			c.atWord(j, inv, inv.first(), RuleUnknownSuite, "the command has no --suite; a stage job runs one suite of the roster")
-			continue
-		case sw.isExpr() || strings.Contains(sw.text, "${{"):
-			c.atWord(j, inv, sw, RuleUnknownSuite, "--suite is the expression %s; write the suite's name so the job can be checked against the roster", sw.text)
+		sc := stageCommand{job: j, inv: inv, policyJobs: policyJobs}
+		for _, r := range registered {
+			if r.onCommand != nil {
+				r.onCommand(c, sc)
+			}
+		}
+		sw, ok := c.suiteWord(j, inv)
+		if !ok {
 			continue
 		}
 		name := sw.text
@@ -179,29 +178,23 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 			// A suite not in the roster is a typo more often than a new
 			// name: its unknown-suite finding offers the suite meant,
 			// and renaming the job after the typo would be wrong advice.
-			if ok && name != j.id {
-				c.atNode(j.wf, j.key, RuleJobName, "job %s runs suite %s; stage and suite names are one set, so name the job %s", pyfmt.Repr(j.id), pyfmt.Repr(name), name)
+			if ok {
+				c.checkJobName(j, name)
 			}
 		}
 		switch {
 		case !ok:
-			next := c.suiteMeant(name, j.id, hw.text)
-			if next == "" {
-				next = "known suites: " + strings.Join(c.suiteNames(), ", ")
-			}
-			c.atWord(j, inv, sw, RuleUnknownSuite, "suite %s is not in the roster (%s); %s", pyfmt.Repr(name), c.cfg.Origin(), next)
+			c.unknownSuite(j, inv, sw, hw.text)
 			continue
 		case s.External:
-			c.atWord(j, inv, sw, RuleExternalJob, "suite %s is external: another repository's workflow runs it, so no job here may (%s)", name, c.cfg.Origin())
+			c.externalJob(j, inv, sw)
 			continue
 		}
-		c.checkHW(j, inv, s)
-		// A CPU stage has no entry in shard_matrix: its matrix is the
-		// finding, its flags are read as those of a static one.
-		if _, _, dynamic := dynamicMatrix(j); dynamic && s.Backend != config.CPU {
-			c.checkDynamicShardFlags(j, inv, s)
-		} else {
-			c.checkShardFlags(j, inv, s)
+		sc.suite = s
+		for _, r := range registered {
+			if r.onSuiteCommand != nil {
+				r.onSuiteCommand(c, sc)
+			}
 		}
 		if !known {
 			suite, known = s, true
@@ -210,45 +203,24 @@ func (c *checker) checkStageJob(j *job, policyJobs []string) {
 	if !known {
 		return
 	}
-	reportedPolicyNeed := c.checkPolicyNeed(j, policyJobs)
-	c.checkNeeds(j, suite, policyJobs, reportedPolicyNeed)
-	c.checkRunsOn(j, suite)
-	if _, _, dynamic := dynamicMatrix(j); dynamic {
-		c.checkDynamicMatrix(j, suite, policyJobs)
-	} else {
-		c.checkMatrix(j, suite)
-	}
-	if suite.Backend != config.CPU {
-		c.checkSkipGuard(j, suite, policyJobs)
-		if suite.Shards > 1 {
-			c.checkWeeklySerial(j, suite, policyJobs)
+	sj := stageJob{job: j, suite: suite, policyJobs: policyJobs}
+	for _, r := range registered {
+		if r.onJob != nil {
+			r.onJob(c, sj)
 		}
 	}
 }
 
-// suiteMeant is "did you mean X?" for a suite name the roster lacks: the
-// suite of the command's --hw (of any backend without one) it most likely
-// meant (suiteMeantAmong: never one on other hardware), else the job's
-// own id when it names a roster suite, else "".
-func (c *checker) suiteMeant(name, jobID, hw string) string {
-	var backends []config.Backend
-	if b, ok := config.ParseBackend(hw); ok {
-		backends = []config.Backend{b}
+// suiteJobs splits the stage jobs that run roster suite s into those of
+// its workflow and those of others.
+func (c *checker) suiteJobs(s config.Suite) (inWorkflow, elsewhere []stageRun) {
+	wfName := s.WorkflowFile()
+	for _, r := range c.runs[s.Name] {
+		if r.job.wf.name == wfName {
+			inWorkflow = append(inWorkflow, r)
+		} else {
+			elsewhere = append(elsewhere, r)
+		}
 	}
-	if near := c.suiteMeantAmong(name, backends, nil); near != "" {
-		return "did you mean " + near + "?"
-	}
-	if s, ok := c.cfg.Suite(jobID); ok && !s.External {
-		return fmt.Sprintf("did you mean %s, the job's own name?", jobID)
-	}
-	return ""
-}
-
-// suiteNames lists the roster's suites in configured order.
-func (c *checker) suiteNames() []string {
-	out := make([]string, len(c.cfg.Suites))
-	for i, s := range c.cfg.Suites {
-		out[i] = s.Name
-	}
-	return out
+	return inWorkflow, elsewhere
 }
