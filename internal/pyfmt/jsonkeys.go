@@ -54,10 +54,10 @@ func dropInexactKeys(doc any, t reflect.Type) bool {
 		if !ok {
 			return false
 		}
-		fields := jsonFields(t)
+		fields := JSONFields(t)
 		for k, val := range m {
-			if ft, ok := fields[k]; ok {
-				dropped = dropInexactKeys(val, ft) || dropped
+			if i, ok := fields[k]; ok {
+				dropped = dropInexactKeys(val, t.Field(i).Type) || dropped
 				continue
 			}
 			for name := range fields {
@@ -84,9 +84,11 @@ func dropInexactKeys(doc any, t reflect.Type) bool {
 	return dropped
 }
 
-// jsonFields returns the JSON names of t's exported fields and their types.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	fields := map[string]reflect.Type{}
+// JSONFields returns the JSON names encoding/json gives t's exported
+// fields (a tag's name, else the field's), each with the field's index;
+// a field tagged "-" has none. It does not look into embedded structs.
+func JSONFields(t reflect.Type) map[string]int {
+	fields := map[string]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if !f.IsExported() {
@@ -99,7 +101,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		case "":
 			name = f.Name
 		}
-		fields[name] = f.Type
+		fields[name] = i
 	}
 	return fields
 }

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/radixark/miles-ci/internal/pyfmt"
 )
 
 // decoder reads a report document from a stream one value at a time, so
@@ -424,26 +426,12 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 var fieldIndex sync.Map // reflect.Type → map[string]int
 
 // fieldsOf returns the JSON names of t's exported fields and their
-// indices (the report's structs embed none).
+// indices (the report's structs embed none), once per type.
 func fieldsOf(t reflect.Type) map[string]int {
 	if m, ok := fieldIndex.Load(t); ok {
 		return m.(map[string]int)
 	}
-	m := map[string]int{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch name {
-		case "-":
-			continue
-		case "":
-			name = f.Name
-		}
-		m[name] = i
-	}
+	m := pyfmt.JSONFields(t)
 	fieldIndex.Store(t, m)
 	return m
 }
