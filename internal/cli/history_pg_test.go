@@ -139,16 +139,8 @@ func TestHistoryImport_OppositeOrdersAtOnceBothSucceed(t *testing.T) {
 // activeQueries counts the statements miles-ci's sessions are running on
 // the server.
 func activeQueries(t *testing.T, url string) int {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	var n int
-	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE application_name = 'miles-ci' AND state = 'active' AND datname = current_database()`).Scan(&n))
-	return n
+	return queryCount(t, url, `SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = 'miles-ci' AND state = 'active' AND datname = current_database()`)
 }
 
 // A reading command ended by a signal leaves no statement running on the

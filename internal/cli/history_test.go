@@ -108,6 +108,11 @@ func quantileOf(xs []float64, q float64) float64 {
 
 // countRows counts the rows of the history's table at url.
 func countRows(t *testing.T, url string) int {
+	return queryCount(t, url, "SELECT count(*) FROM miles_ci_attempts")
+}
+
+// queryCount answers a count(*) query on the database at url.
+func queryCount(t *testing.T, url, query string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -115,7 +120,7 @@ func countRows(t *testing.T, url string) int {
 	require.NoError(t, err)
 	defer conn.Close(ctx)
 	var n int
-	require.NoError(t, conn.QueryRow(ctx, "SELECT count(*) FROM miles_ci_attempts").Scan(&n))
+	require.NoError(t, conn.QueryRow(ctx, query).Scan(&n))
 	return n
 }
 
