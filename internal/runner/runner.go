@@ -3,6 +3,10 @@
 // metric-history record directories, and the summary and reports of the run.
 // It prints the child's output and its own progress lines; everything that
 // is a GitHub Actions command goes through the LogGroups it is given.
+//
+// Every rule of what follows one attempt of a file (its status and cause,
+// a retry, the file's end, or the run's stop) is one pure function, decide
+// in decide.go; attempt.go runs a file's attempts around it.
 package runner
 
 import (
