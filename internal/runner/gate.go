@@ -199,3 +199,38 @@ func (r *runState) runGateHook(ctx context.Context, res *FileResult) {
 		fmt.Fprintf(o.ErrOut, "[CI Gate] hook failed for %s: exit code %d\n", textfmt.OneLine(res.File), pr.exitCode)
 	}
 }
+
+// recordEnv is the environment of attempt a of file: the children's, and,
+// when the run keeps metric records, the attempt's own record directory,
+// created here (see RecordDir).
+func (r *runState) recordEnv(file string, a int) []string {
+	o := &r.opts
+	if o.GateBaseDir == "" {
+		return o.Env
+	}
+	dir := RecordDir(o.GateBaseDir, file, a)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(o.ErrOut, "[CI Gate] cannot create the record directory of %s: %v\n", textfmt.OneLine(file), err)
+	}
+	return append(o.Env[:len(o.Env):len(o.Env)], RecordDirEnv+"="+dir)
+}
+
+// mergeRecords merges the metric records of attempt a of res's file, which
+// passed, into one file beside them: res.RecordPath, which the gate reads.
+// A failure is a warning, and leaves the file without a record.
+func (r *runState) mergeRecords(res *FileResult, a int) {
+	o := &r.opts
+	if o.GateBaseDir == "" {
+		return
+	}
+	dir := RecordDir(o.GateBaseDir, res.File, a)
+	merged := dir + ".merged.jsonl"
+	warn := func(name, reason string) {
+		fmt.Fprintf(o.ErrOut, "[CI Gate] record %s of %s skipped: %s\n", textfmt.OneLine(name), textfmt.OneLine(res.File), reason)
+	}
+	if err := MergeRecords(dir, merged, warn); err != nil {
+		fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", textfmt.OneLine(res.File), err)
+		return
+	}
+	res.RecordPath = merged
+}

@@ -178,40 +178,34 @@ func causeLine(line []byte) string {
 	return s[:cut]
 }
 
-// infraFailure records that att, a failed attempt of file, matched an infra
-// fingerprint, says so, and asks the host again (Options.Preflight): a host
-// found not ready stops the run (hostNotReady); on one found ready, or
-// with no preflight to ask, the attempt is retried when retries are on and
-// another may follow, whatever the retry classifier would say of the output.
-// It reports whether to retry. The cause is infra also for a timeout: the
-// fingerprint names the root of the failure, the timeout only its symptom.
-func (r *runState) infraFailure(ctx context.Context, file string, att *Attempt, m InfraMatch, more bool) (retry bool) {
+// recheckHost says which fingerprint matched the output of attempt a of
+// file, an infra failure, and asks the host again (Options.Preflight). It
+// reports whether the host was found not ready; with no preflight to ask,
+// it was not. An interrupt during the check says nothing of the host: the
+// run ends as interrupted.
+func (r *runState) recheckHost(ctx context.Context, file string, a int, m InfraMatch) (notReady bool) {
 	o := &r.opts
-	att.Cause, att.CauseLine, att.Fingerprint = report.CauseInfra, m.Line, m.Fingerprint
 	r.printf("[CI Infra] %s: %s matched: %s\n", textfmt.OneLine(file), m.Fingerprint, textfmt.OneLine(m.Line))
-	if o.Preflight != nil {
-		when := fmt.Sprintf("after %s attempt %d", file, att.Number)
-		// An interrupt during the check says nothing of the host; the
-		// run ends as interrupted.
-		if !o.Preflight(ctx, when) && ctx.Err() == nil {
-			r.hostNotReady = true
-		}
+	if o.Preflight == nil {
+		return false
 	}
-	retry = !r.hostNotReady && o.EnableRetry && more
+	return !o.Preflight(ctx, fmt.Sprintf("after %s attempt %d", file, a)) && ctx.Err() == nil
+}
+
+// annotateInfra shows the infra failure of att, an attempt of file, in the
+// run's summary: a warning when the attempt is retried, else an error.
+func (r *runState) annotateInfra(file string, att Attempt, retried bool) {
+	o := &r.opts
 	host := o.Host
 	if host == "" {
 		host = "this host"
 	}
-	level, title := "error", "Infra failure on "+host
-	if retry {
+	level := "error"
+	if retried {
 		level = "warning"
 	}
-	o.Log.Annotate(level, file, title, fmt.Sprintf("attempt %d failed: infra fingerprint %s matched: %s", att.Number, m.Fingerprint, m.Line))
-	if retry {
-		att.RetryReason = "infra failure: " + m.Fingerprint
-		r.printf("\n[CI Retry] %s failed with %s\n", textfmt.OneLine(file), att.RetryReason)
-	}
-	return retry
+	o.Log.Annotate(level, file, "Infra failure on "+host,
+		fmt.Sprintf("attempt %d failed: infra fingerprint %s matched: %s", att.Number, att.Fingerprint, att.CauseLine))
 }
 
 // prefilter is a necessary condition of a fingerprint's match: the line

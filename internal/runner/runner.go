@@ -3,6 +3,10 @@
 // metric-history record directories, and the summary and reports of the run.
 // It prints the child's output and its own progress lines; everything that
 // is a GitHub Actions command goes through the LogGroups it is given.
+//
+// Every rule of what follows one attempt of a file (its status and cause,
+// a retry, the file's end, or the run's stop) is one pure function, decide
+// in decide.go; attempt.go runs a file's attempts around it.
 package runner
 
 import (
@@ -12,11 +16,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/radixark/miles-ci/internal/pyfmt"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -319,6 +321,14 @@ func (o *Limits) EffectiveTimeout(est float64) int {
 	return FileTimeout(base, est)
 }
 
+// attempts is how many attempts a file may have: one without retries.
+func (l *Limits) attempts() int {
+	if l.EnableRetry {
+		return l.MaxAttempts
+	}
+	return 1
+}
+
 // FileTimeout is a file's time limit in seconds, registry.TimeLimit
 // saturated to int's range: base itself (exact, also past 2^53) when the
 // estimate earns no more, which a NaN one does not.
@@ -476,192 +486,6 @@ const NotRunHostNotReady = "not run: host not ready"
 
 func (r *runState) printf(format string, args ...any) {
 	fmt.Fprintf(r.opts.Out, format, args...)
-}
-
-// runFile runs the attempts of file i into res.
-func (r *runState) runFile(ctx context.Context, i int, res *FileResult) {
-	o := &r.opts
-	timeout := o.EffectiveTimeout(res.EstTime)
-	attempts := 1
-	if o.EnableRetry {
-		attempts = o.MaxAttempts
-	}
-	if attempts < 1 {
-		// run_suite.py's retry loop never starts then, and the file counts
-		// as failed without a group, a summary line or a child.
-		res.Status = Fail
-		r.printf("\nFAILED: %s was not run: --max-attempts %d allows no attempt\n\n", textfmt.OneLine(res.File), attempts)
-		return
-	}
-	full := filepath.Join(o.Root, res.File)
-	for a := 1; a <= attempts; a++ {
-		if a > 1 {
-			r.printf("\n[CI Retry] Attempt %d/%d for %s\n\n", a, attempts, textfmt.OneLine(res.File))
-		}
-		o.Log.Group(fmt.Sprintf("%s  (%d/%d est=%ds attempt=%d)", res.File, i+1, r.n, int(res.EstTime), a))
-		r.printf(".\n.\nBegin (%d/%d):\n%s %s\n.\n.\n\n", i, r.n-1, textfmt.OneLine(o.Python), textfmt.OneLine(full))
-
-		env := o.Env
-		recordDir := ""
-		if o.GateBaseDir != "" {
-			recordDir = RecordDir(o.GateBaseDir, res.File, a)
-			if err := os.MkdirAll(recordDir, 0o755); err != nil {
-				fmt.Fprintf(o.ErrOut, "[CI Gate] cannot create the record directory of %s: %v\n", textfmt.OneLine(res.File), err)
-			}
-			env = append(env[:len(env):len(env)], RecordDirEnv+"="+recordDir)
-		}
-
-		var classifier *Classifier
-		var tail *tailBuffer
-		spec := procSpec{
-			argv: []string{o.Python, full}, dir: o.Root, env: env,
-			timeout: timeoutDuration(timeout), grace: o.KillGrace,
-			out: o.Out, errOut: o.ErrOut, start: o.Start,
-		}
-		infra := newInfraWatch(o.Fingerprints)
-		if o.EnableRetry {
-			classifier, tail = NewClassifier(), newTailBuffer(TailSize)
-			spec.merged = true
-			observers := []io.Writer{classifier, tail}
-			if infra != nil {
-				observers = append(observers, infra.stream())
-			}
-			spec.observe = io.MultiWriter(observers...)
-		} else if infra != nil {
-			spec.watch = infra.stream
-		}
-		began := o.Now()
-		pr, err := runProc(ctx, spec)
-		att := Attempt{Number: a, Started: began, Elapsed: o.Now().Sub(began)}
-		var match InfraMatch
-		matched := false
-		if infra != nil && err == nil {
-			match, matched = infra.result()
-		}
-		if pr.endedWithoutNewline {
-			// Our next line must not be glued to the child's last one.
-			r.printf("\n")
-		}
-		if tail != nil {
-			att.Output = tail.Bytes()
-		}
-		// The Python runner's line, which people grep CI logs for: its
-		// f-string self-documenting fields, a repr each.
-		r.printf(".\n.\nEnd (%d/%d):\nfilename=%s, elapsed=%.0f, _estimated_time=%s\n.\n.\n\n",
-			i, r.n-1, pyfmt.Repr(res.File), att.Elapsed.Seconds(), pyfmt.Float(res.EstTime))
-
-		retryOf := a - 1
-		emit := func() {
-			o.Log.EndGroup()
-			var exit, after *int
-			if att.Status == Fail {
-				exit = att.ExitCode
-			}
-			if att.Status == Timeout {
-				after = &att.TimeoutAfter
-			}
-			o.Log.AttemptSummary(i+1, r.n, res.File, string(att.Status), att.Elapsed, exit, after, retryOf)
-		}
-		// waitRetry waits before the next attempt; false when interrupted.
-		waitRetry := func() bool {
-			r.printf("[CI Retry] Waiting %ds before retry...\n\n", o.RetryWaitSeconds)
-			werr := o.Sleep(ctx, waitDuration(o.RetryWaitSeconds))
-			emit()
-			if werr != nil {
-				res.Status = Interrupted
-				return false
-			}
-			return true
-		}
-		switch {
-		case err != nil:
-			// A child that could not start (the interpreter is missing)
-			// fails the same way on any host: the cause is the job's.
-			att.Status, att.StartError, att.Cause = Fail, err.Error(), report.CauseTest
-			res.Attempts = append(res.Attempts, att)
-			res.Status = Fail
-			r.printf("\nFAILED: %s could not be started: %v\n\n", textfmt.OneLine(res.File), err)
-			o.Log.EndGroup()
-			o.Log.AttemptSummary(i+1, r.n, res.File, string(Fail), att.Elapsed, nil, nil, retryOf)
-			return
-		case pr.interrupted:
-			att.Status = Interrupted
-			res.Attempts = append(res.Attempts, att)
-			res.Status = Interrupted
-			r.printf("\nINTERRUPTED: %s\n\n", textfmt.OneLine(res.File))
-			o.Log.EndGroup()
-			return
-		case pr.timedOut:
-			att.Status, att.TimeoutAfter, att.Cause = Timeout, timeout, report.CauseTimeout
-			res.Status = Timeout
-			r.printf("\nTIMEOUT: %s after %d seconds\n\n", textfmt.OneLine(res.File), timeout)
-			if matched {
-				retry := r.infraFailure(ctx, res.File, &att, match, a < attempts)
-				res.Attempts = append(res.Attempts, att)
-				if retry {
-					if !waitRetry() {
-						return
-					}
-					continue
-				}
-			} else {
-				res.Attempts = append(res.Attempts, att)
-			}
-			emit()
-			return
-		}
-		code := pr.exitCode
-		att.ExitCode = &code
-		if code == 0 {
-			att.Status = Pass
-			res.Attempts = append(res.Attempts, att)
-			res.Status = Pass
-			if recordDir != "" {
-				merged := recordDir + ".merged.jsonl"
-				warn := func(name, reason string) {
-					fmt.Fprintf(o.ErrOut, "[CI Gate] record %s of %s skipped: %s\n", textfmt.OneLine(name), textfmt.OneLine(res.File), reason)
-				}
-				if err := MergeRecords(recordDir, merged, warn); err != nil {
-					fmt.Fprintf(o.ErrOut, "[CI Gate] record merge failed for %s: %v\n", textfmt.OneLine(res.File), err)
-				} else {
-					res.RecordPath = merged
-				}
-			}
-			if a > 1 {
-				r.printf("\nPASSED on retry (attempt %d): %s\n\n", a, textfmt.OneLine(res.File))
-			}
-			emit()
-			return
-		}
-		att.Status, att.Cause = Fail, report.CauseTest
-		res.Status = Fail
-		switch {
-		case matched:
-			if r.infraFailure(ctx, res.File, &att, match, a < attempts) {
-				res.Attempts = append(res.Attempts, att)
-				if !waitRetry() {
-					return
-				}
-				continue
-			}
-		case classifier != nil && a < attempts:
-			retriable, reason := classifier.Verdict()
-			att.RetryReason = reason
-			if retriable {
-				res.Attempts = append(res.Attempts, att)
-				r.printf("\n[CI Retry] %s failed with %s\n", textfmt.OneLine(res.File), reason)
-				if !waitRetry() {
-					return
-				}
-				continue
-			}
-			r.printf("\n[CI Retry] %s failed with %s - not retrying\n\n", textfmt.OneLine(res.File), reason)
-		}
-		res.Attempts = append(res.Attempts, att)
-		r.printf("\nFAILED: %s returned exit code %d\n\n", textfmt.OneLine(res.File), code)
-		emit()
-		return
-	}
 }
 
 // printSummary prints the closing summary in the shape of the Python
