@@ -153,24 +153,7 @@ func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions)
 		say.lines(findingLines(fd, say.gha))
 	}
 	for _, t := range apply.Targets {
-		orig, err := fsutil.ReadForRewriteBelow(f.Root, t.File, registry.MaxFileSize)
-		if err != nil {
-			say.lines(findingLines(apply.Unreadable(t.File, err), say.gha))
-			continue
-		}
-		plan := apply.Plan(t, orig.Data)
-		say.lines(planLines(&aopts, plan, say.gha))
-		if plan.Text == nil {
-			continue
-		}
-		switch aopts.Mode {
-		case timings.Diff:
-			fmt.Fprint(f.Out, unifiedDiff(t.File, orig.Data, plan.Text))
-		case timings.Write:
-			if err := fsutil.Rewrite(orig, plan.Text); err != nil {
-				say.lines(findingLines(apply.WriteFailed(t.File, err), say.gha))
-			}
-		}
+		applyFile(f, apply, &aopts, t, say)
 	}
 	o := apply.Outcome()
 	say.lines(outcomeLines(o, aopts.Mode, func(mode timings.Mode, narrow ...string) string { return opts.command(f, mode, narrow...) }))
@@ -178,6 +161,29 @@ func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions)
 		return &ExitError{Code: o.Exit}
 	}
 	return nil
+}
+
+// applyFile reads one file apply targets, prints its plan, and prints
+// its diff or writes it as the mode says.
+func applyFile(f *Factory, apply *timings.Apply, aopts *timings.ApplyOptions, t timings.Target, say applySay) {
+	orig, err := fsutil.ReadForRewriteBelow(f.Root, t.File, registry.MaxFileSize)
+	if err != nil {
+		say.lines(findingLines(apply.Unreadable(t.File, err), say.gha))
+		return
+	}
+	plan := apply.Plan(t, orig.Data)
+	say.lines(planLines(aopts, plan, say.gha))
+	if plan.Text == nil {
+		return
+	}
+	switch aopts.Mode {
+	case timings.Diff:
+		fmt.Fprint(f.Out, unifiedDiff(t.File, orig.Data, plan.Text))
+	case timings.Write:
+		if err := fsutil.Rewrite(orig, plan.Text); err != nil {
+			say.lines(findingLines(apply.WriteFailed(t.File, err), say.gha))
+		}
+	}
 }
 
 // applyOptions decides from the flags what timings apply does, and which
