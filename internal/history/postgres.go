@@ -76,11 +76,11 @@ func migrationsOf(cols []column, version int) []string {
 const lockKey = 0x6d696c65732d6369
 
 // columns are the columns of miles_ci_attempts, in the table's order:
-// each declared once, and the table, the insert, the scans, a row's key
-// and the order of a grouped scan derived from them. A new column is one
-// line here (at the end, since the schema version that adds it, nullable
-// or with a default so that an older miles-ci still writes) and its Row
-// field.
+// each declared once, and the table, the migrations, the insert, the
+// scans, a row's key and the order of a grouped scan derived from them.
+// A new column is one line at the end, .addedIn(N) with SchemaVersion
+// raised to N, of a pointer field (nullable) or .orDefault, so that a
+// miles-ci older than the database still writes; and its Row field.
 var columns = []column{
 	written("row_key", "bytea", func(k keyedRow) []byte { return k.key }),
 	field("repository", "text", func(r *Row) *string { return &r.Repository }).inKey(),
