@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -118,27 +119,12 @@ func (v intValue) Set(s string) error {
 
 // timingsApplyRun is the edges of timings apply: it reads the timings
 // files, the registry's file list and each measured file, prints what
-// package timings decides, and writes the files it changes.
+// package timings decides (as applyLines says), and writes the files it
+// changes.
 func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions) error {
-	th, err := timings.ParseThreshold(opts.Threshold)
-	if err != nil {
-		return usageErrorf("--threshold: %v", err)
-	}
-	var q float64
-	if opts.Quantile != "" {
-		if q, err = timings.ParseQuantile(opts.Quantile); err != nil {
-			return usageErrorf("--quantile: %v", err)
-		}
-	}
-	filter, err := opts.filter(f.now())
+	aopts, filter, err := opts.applyOptions(f.now())
 	if err != nil {
 		return err
-	}
-	if opts.From == "" && (opts.Cadence != "" || opts.Last > 0 || opts.Days > 0) {
-		return usageErrorf("--cadence, --last and --days narrow the history --from reads; give --from DIR|URL")
-	}
-	if opts.MinRuns < 1 {
-		return usageErrorf("--min-runs must be at least 1")
 	}
 	cfg, err := f.Config()
 	if err != nil {
@@ -149,33 +135,9 @@ func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions)
 			return usageErrorf("--suite: unknown suite %q", opts.Suite)
 		}
 	}
-	aopts := timings.ApplyOptions{Suite: opts.Suite, Backend: config.Backend(opts.HW), Threshold: th,
-		MinRuns: opts.MinRuns, TimeoutPerFile: opts.TimeoutPerFile, Mode: timings.Write, Quantile: q}
-	switch {
-	case opts.Check:
-		aopts.Mode = timings.Check
-	case opts.Diff:
-		aopts.Mode = timings.Diff
-	}
-	m := timings.Measurements{}
-	for _, path := range opts.Inputs {
-		d, err := timings.ReadDocument(path)
-		if err != nil {
-			return err
-		}
-		m.Add(d)
-	}
-	if opts.From != "" {
-		// --suite narrows the history too: --last N then counts that
-		// suite's runs, not every suite's.
-		filter.Suite = opts.Suite
-		answer, err := askTimings(ctx, f, opts.From, filter)
-		if err != nil {
-			return err
-		}
-		for k, runs := range answer.Measurements() {
-			m[k] = append(m[k], runs...)
-		}
+	m, err := applyMeasurements(ctx, f, opts, filter)
+	if err != nil {
+		return err
 	}
 	discovered, err := registry.Discover(f.Root, cfg)
 	if err != nil {
@@ -186,77 +148,192 @@ func timingsApplyRun(ctx context.Context, f *Factory, opts *TimingsApplyOptions)
 		registered[file] = true
 	}
 	apply := timings.NewApply(cfg, aopts, m, registered)
-
-	gha := f.Getenv != nil && f.Getenv("GITHUB_ACTIONS") == "true"
-	annotate := func(level, file string, line int, msg string) {
-		if gha {
-			fmt.Fprintln(f.Out, ghactions.Annotation{Level: level, File: file, Line: line, Title: "est_time", Message: msg}.String())
-		}
-	}
-	say := func(fd timings.Finding) {
-		where := fd.File
-		if fd.Line > 0 {
-			where += ":" + strconv.Itoa(fd.Line)
-		}
-		switch fd.Level {
-		case timings.LevelError:
-			fmt.Fprintf(f.ErrOut, "error: %s: %s\n", where, fd.Msg)
-			annotate(ghactions.LevelError, fd.File, fd.Line, fd.Msg)
-		default:
-			fmt.Fprintf(f.ErrOut, "warning: %s: %s\n", where, fd.Msg)
-			annotate(ghactions.LevelWarning, fd.File, fd.Line, fd.Msg)
-		}
-	}
+	say := applySay{f: f, gha: f.Getenv != nil && f.Getenv("GITHUB_ACTIONS") == "true"}
 	for _, fd := range apply.Skipped {
-		say(fd)
+		say.lines(findingLines(fd, say.gha))
 	}
 	for _, t := range apply.Targets {
-		orig, err := fsutil.ReadForRewriteBelow(f.Root, t.File, registry.MaxFileSize)
-		if err != nil {
-			say(apply.Unreadable(t.File, err))
-			continue
-		}
-		plan := apply.Plan(t, orig.Data)
-		for _, fd := range plan.Findings {
-			say(fd)
-		}
-		for _, e := range plan.Edits {
-			msg := fmt.Sprintf("est_time %s drifted: measured %ss (%s of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), aopts.FigureName(), e.Runs, e.Proposed)
-			switch aopts.Mode {
-			case timings.Check:
-				fmt.Fprintf(f.Out, "%s:%d declared %s measured %s proposed %d\n", t.File, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)
-				annotate(ghactions.LevelError, t.File, e.Line, msg)
-			case timings.Write:
-				fmt.Fprintf(f.Out, "%s:%d est_time %s -> %d (measured %ss)\n", t.File, e.Line, secs(e.Declared), e.Proposed, secs(e.Measured))
-				annotate(ghactions.LevelNotice, t.File, e.Line, msg)
-			}
-		}
-		if plan.Text == nil {
-			continue
-		}
-		switch aopts.Mode {
-		case timings.Diff:
-			fmt.Fprint(f.Out, unifiedDiff(t.File, orig.Data, plan.Text))
-		case timings.Write:
-			if err := fsutil.Rewrite(orig, plan.Text); err != nil {
-				say(apply.WriteFailed(t.File, err))
-			}
-		}
+		applyFile(f, apply, &aopts, t, say)
 	}
 	o := apply.Outcome()
-	for _, n := range o.Notes {
-		fmt.Fprintln(f.ErrOut, n)
-	}
-	for _, n := range o.Narrow {
-		fmt.Fprintf(f.ErrOut, "hint: %s, run: %s\n", n.Why, opts.command(f, aopts.Mode, n.Flag, n.Value))
-	}
-	if o.Update {
-		fmt.Fprintf(f.ErrOut, "%d est_time value(s) in %d file(s) drifted; to update them, run: %s\n", o.Drifted, o.ChangedFiles, opts.command(f, timings.Write))
-	}
+	say.lines(outcomeLines(o, aopts.Mode, func(mode timings.Mode, narrow ...string) string { return opts.command(f, mode, narrow...) }))
 	if o.Exit != 0 {
 		return &ExitError{Code: o.Exit}
 	}
 	return nil
+}
+
+// applyFile reads one file apply targets, prints its plan, and prints
+// its diff or writes it as the mode says.
+func applyFile(f *Factory, apply *timings.Apply, aopts *timings.ApplyOptions, t timings.Target, say applySay) {
+	orig, err := fsutil.ReadForRewriteBelow(f.Root, t.File, registry.MaxFileSize)
+	if err != nil {
+		say.lines(findingLines(apply.Unreadable(t.File, err), say.gha))
+		return
+	}
+	plan := apply.Plan(t, orig.Data)
+	say.lines(planLines(aopts, plan, say.gha))
+	if plan.Text == nil {
+		return
+	}
+	switch aopts.Mode {
+	case timings.Diff:
+		fmt.Fprint(f.Out, unifiedDiff(t.File, orig.Data, plan.Text))
+	case timings.Write:
+		if err := fsutil.Rewrite(orig, plan.Text); err != nil {
+			say.lines(findingLines(apply.WriteFailed(t.File, err), say.gha))
+		}
+	}
+}
+
+// applyOptions decides from the flags what timings apply does, and which
+// runs of the history --from it reads; a usage error names the flag.
+func (opts *TimingsApplyOptions) applyOptions(now time.Time) (timings.ApplyOptions, history.Filter, error) {
+	th, err := timings.ParseThreshold(opts.Threshold)
+	if err != nil {
+		return timings.ApplyOptions{}, history.Filter{}, usageErrorf("--threshold: %v", err)
+	}
+	var q float64
+	if opts.Quantile != "" {
+		if q, err = timings.ParseQuantile(opts.Quantile); err != nil {
+			return timings.ApplyOptions{}, history.Filter{}, usageErrorf("--quantile: %v", err)
+		}
+	}
+	filter, err := opts.filter(now)
+	if err != nil {
+		return timings.ApplyOptions{}, history.Filter{}, err
+	}
+	if opts.From == "" && (opts.Cadence != "" || opts.Last > 0 || opts.Days > 0) {
+		return timings.ApplyOptions{}, history.Filter{}, usageErrorf("--cadence, --last and --days narrow the history --from reads; give --from DIR|URL")
+	}
+	if opts.MinRuns < 1 {
+		return timings.ApplyOptions{}, history.Filter{}, usageErrorf("--min-runs must be at least 1")
+	}
+	aopts := timings.ApplyOptions{Suite: opts.Suite, Backend: config.Backend(opts.HW), Threshold: th,
+		MinRuns: opts.MinRuns, TimeoutPerFile: opts.TimeoutPerFile, Mode: timings.Write, Quantile: q}
+	switch {
+	case opts.Check:
+		aopts.Mode = timings.Check
+	case opts.Diff:
+		aopts.Mode = timings.Diff
+	}
+	// --suite narrows the history too: --last N then counts that suite's
+	// runs, not every suite's.
+	filter.Suite = opts.Suite
+	return aopts, filter, nil
+}
+
+// applyMeasurements reads the measurements timings apply is given: the
+// timings files, then the passed attempts of the history --from names
+// (if any) that filter keeps.
+func applyMeasurements(ctx context.Context, f *Factory, opts *TimingsApplyOptions, filter history.Filter) (timings.Measurements, error) {
+	m := timings.Measurements{}
+	for _, path := range opts.Inputs {
+		d, err := timings.ReadDocument(path)
+		if err != nil {
+			return nil, err
+		}
+		m.Add(d)
+	}
+	if opts.From != "" {
+		answer, err := askTimings(ctx, f, opts.From, filter)
+		if err != nil {
+			return nil, err
+		}
+		for k, runs := range answer.Measurements() {
+			m[k] = append(m[k], runs...)
+		}
+	}
+	return m, nil
+}
+
+// applyLine is a line timings apply prints, without its newline: on
+// stderr (a finding, a hint) or stdout (a changed value, an annotation).
+type applyLine struct {
+	stderr bool
+	text   string
+}
+
+// applySay prints applyLines to f's writers.
+type applySay struct {
+	f   *Factory
+	gha bool // under GitHub Actions: findings are annotated too
+}
+
+func (s applySay) lines(lines []applyLine) {
+	for _, l := range lines {
+		w := s.f.Out
+		if l.stderr {
+			w = s.f.ErrOut
+		}
+		fmt.Fprintln(w, l.text)
+	}
+}
+
+// annotation is the line that annotates file:line under GitHub Actions;
+// none elsewhere.
+func annotation(gha bool, level, file string, line int, msg string) []applyLine {
+	if !gha {
+		return nil
+	}
+	return []applyLine{{text: ghactions.Annotation{Level: level, File: file, Line: line, Title: "est_time", Message: msg}.String()}}
+}
+
+// findingLines is what timings apply prints of a finding: an error or a
+// warning naming its file (and line), annotated alike.
+func findingLines(fd timings.Finding, gha bool) []applyLine {
+	where := fd.File
+	if fd.Line > 0 {
+		where += ":" + strconv.Itoa(fd.Line)
+	}
+	prefix, level := "warning", ghactions.LevelWarning
+	if fd.Level == timings.LevelError {
+		prefix, level = "error", ghactions.LevelError
+	}
+	return append([]applyLine{{stderr: true, text: prefix + ": " + where + ": " + fd.Msg}},
+		annotation(gha, level, fd.File, fd.Line, fd.Msg)...)
+}
+
+// planLines is what timings apply prints of one file's plan: its
+// findings, then each drifted value (as the mode says: listed as drift
+// with --check, as changed when writing, not at all with --diff, whose
+// diff says it).
+func planLines(aopts *timings.ApplyOptions, plan timings.FilePlan, gha bool) []applyLine {
+	file := plan.File
+	var out []applyLine
+	for _, fd := range plan.Findings {
+		out = append(out, findingLines(fd, gha)...)
+	}
+	for _, e := range plan.Edits {
+		msg := fmt.Sprintf("est_time %s drifted: measured %ss (%s of %d run(s)); proposed %d", secs(e.Declared), secs(e.Measured), aopts.FigureName(), e.Runs, e.Proposed)
+		switch aopts.Mode {
+		case timings.Check:
+			out = append(out, applyLine{text: fmt.Sprintf("%s:%d declared %s measured %s proposed %d", file, e.Line, secs(e.Declared), secs(e.Measured), e.Proposed)})
+			out = append(out, annotation(gha, ghactions.LevelError, file, e.Line, msg)...)
+		case timings.Write:
+			out = append(out, applyLine{text: fmt.Sprintf("%s:%d est_time %s -> %d (measured %ss)", file, e.Line, secs(e.Declared), e.Proposed, secs(e.Measured))})
+			out = append(out, annotation(gha, ghactions.LevelNotice, file, e.Line, msg)...)
+		}
+	}
+	return out
+}
+
+// outcomeLines is how timings apply ends: the notes on what it left
+// alone, a hint for each narrowing flag, and, when --check found drift,
+// the command that updates it. command spells this command line in a
+// mode, a flag narrowed (a hint runs the same mode).
+func outcomeLines(o timings.Outcome, mode timings.Mode, command func(mode timings.Mode, narrow ...string) string) []applyLine {
+	var out []applyLine
+	for _, n := range o.Notes {
+		out = append(out, applyLine{stderr: true, text: n})
+	}
+	for _, n := range o.Narrow {
+		out = append(out, applyLine{stderr: true, text: fmt.Sprintf("hint: %s, run: %s", n.Why, command(mode, n.Flag, n.Value))})
+	}
+	if o.Update {
+		out = append(out, applyLine{stderr: true, text: fmt.Sprintf("%d est_time value(s) in %d file(s) drifted; to update them, run: %s", o.Drifted, o.ChangedFiles, command(timings.Write))})
+	}
+	return out
 }
 
 // command is this timings apply as a shell command line, in mode, with

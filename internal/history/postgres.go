@@ -3,10 +3,15 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,10 +38,12 @@ const (
 // still reads and writes the columns it knows.
 const SchemaVersion = 1
 
-// migrations[v-1] brings the schema from version v-1 to v. They run in
-// one transaction with the version update, after a transaction-level
-// advisory lock (lockKey), so that shards creating the schema at the same
-// moment take turns and the later ones find it done.
+// migrations[v-1] brings the schema from version v-1 to v: version 1
+// creates the table with the columns of version 1, and each later version
+// adds its columns (see column.since). They run in one transaction with
+// the version update, after a transaction-level advisory lock (lockKey),
+// so that shards creating the schema at the same moment take turns and
+// the later ones find it done.
 //
 // No index holds a value of a row's as it is: an index entry has at most
 // 2,704 bytes, and a test path or a suite name from a report can be
@@ -44,60 +51,211 @@ const SchemaVersion = 1
 // unique index is on row_key, the digest of the row's identity (Row.key);
 // the others are on the md5 of their text, which the queries compare
 // besides the text itself.
-var migrations = []string{
-	`CREATE TABLE miles_ci_attempts (
-		row_key     bytea NOT NULL,
-		repository  text NOT NULL,
-		workflow    text NOT NULL,
-		run_id      text NOT NULL,
-		run_attempt text NOT NULL,
-		job         text NOT NULL,
-		event       text NOT NULL,
-		pr          bigint,
-		sha         text NOT NULL,
-		cadence     text NOT NULL,
-		started     timestamptz NOT NULL,
-		suite       text NOT NULL,
-		backend     text NOT NULL,
-		shard_id    integer NOT NULL,
-		shard_size  integer NOT NULL,
-		run_key     text NOT NULL,
-		file        text NOT NULL,
-		attempt     bigint NOT NULL,
-		status      text NOT NULL,
-		cause       text NOT NULL,
-		fingerprint text NOT NULL DEFAULT '',
-		elapsed     double precision NOT NULL,
-		est_time    double precision NOT NULL,
-		timeout     bigint NOT NULL,
-		runner      text NOT NULL,
-		hostname    text NOT NULL,
-		setup       double precision,
-		written_at  timestamptz NOT NULL DEFAULT now(),
-		CONSTRAINT miles_ci_attempts_row_key UNIQUE (row_key)
-	);
-	CREATE INDEX miles_ci_attempts_suite_started ON miles_ci_attempts (md5(suite), started);
-	CREATE INDEX miles_ci_attempts_run_key ON miles_ci_attempts (md5(run_key));`,
+var migrations = migrationsOf(columns, SchemaVersion)
+
+// migrationsOf returns the migrations up to version of a table of cols.
+func migrationsOf(cols []column, version int) []string {
+	out := make([]string, version)
+	var defs []string
+	for _, c := range cols {
+		if c.since <= 1 {
+			defs = append(defs, "\t"+c.definition())
+		} else {
+			out[c.since-1] += "ALTER TABLE miles_ci_attempts ADD COLUMN " + c.definition() + ";\n"
+		}
+	}
+	out[0] = "CREATE TABLE miles_ci_attempts (\n" + strings.Join(defs, ",\n") +
+		",\n\tCONSTRAINT miles_ci_attempts_row_key UNIQUE (row_key)\n);\n" +
+		"CREATE INDEX miles_ci_attempts_suite_started ON miles_ci_attempts (md5(suite), started);\n" +
+		"CREATE INDEX miles_ci_attempts_run_key ON miles_ci_attempts (md5(run_key));"
+	return out
 }
 
 // lockKey is the advisory lock the migrations hold: any constant no other
 // user of the database picks ("miles-ci" in ASCII).
 const lockKey = 0x6d696c65732d6369
 
-// columns are the columns a row fills, in the order of rowArrays; the
-// scan reads them but the first.
-var columns = []string{"row_key", "repository", "workflow", "run_id", "run_attempt", "job", "event", "pr", "sha",
-	"cadence", "started", "suite", "backend", "shard_id", "shard_size", "run_key", "file", "attempt",
-	"status", "cause", "fingerprint", "elapsed", "est_time", "timeout", "runner", "hostname", "setup"}
+// columns are the columns of miles_ci_attempts, in the table's order:
+// each declared once, and the table, the migrations, the insert, the
+// scans, a row's key and the order of a grouped scan derived from them.
+// A new column is one line at the end, .addedIn(N) with SchemaVersion
+// raised to N, of a pointer field (nullable) or .orDefault, so that a
+// miles-ci older than the database still writes; and its Row field.
+var columns = []column{
+	written("row_key", "bytea", func(k keyedRow) []byte { return k.key }),
+	field("repository", "text", func(r *Row) *string { return &r.Repository }).inKey(),
+	field("workflow", "text", func(r *Row) *string { return &r.Workflow }),
+	field("run_id", "text", func(r *Row) *string { return &r.RunID }).inKey(),
+	field("run_attempt", "text", func(r *Row) *string { return &r.RunAttempt }).inKey(),
+	field("job", "text", func(r *Row) *string { return &r.Job }).inKey(),
+	field("event", "text", func(r *Row) *string { return &r.Event }),
+	// A bigint: a pull request number is kept whole.
+	field("pr", "bigint", func(r *Row) **int { return &r.PR }),
+	field("sha", "text", func(r *Row) *string { return &r.SHA }),
+	field("cadence", "text", func(r *Row) *string { return &r.Cadence }),
+	field("started", "timestamptz", func(r *Row) *time.Time { return &r.Started }).inKey(),
+	field("suite", "text", func(r *Row) *string { return &r.Suite }).inKey().forTimings(),
+	field("backend", "text", func(r *Row) *string { return &r.Backend }).inKey().forTimings(),
+	// Row.check bounds a shard and its count to 1,000,000.
+	field("shard_id", "integer", func(r *Row) *int { return &r.ShardID }).inKey(),
+	field("shard_size", "integer", func(r *Row) *int { return &r.ShardSize }).inKey(),
+	written("run_key", "text", func(k keyedRow) string { return k.row.Key() }),
+	field("file", "text", func(r *Row) *string { return &r.File }).inKey().forTimings(),
+	field("attempt", "bigint", func(r *Row) *int { return &r.Attempt }).inKey(),
+	field("status", "text", func(r *Row) *report.Status { return &r.Status }).forTimings(),
+	field("cause", "text", func(r *Row) *report.Cause { return &r.Cause }),
+	field("fingerprint", "text", func(r *Row) *string { return &r.Fingerprint }).orDefault("''"),
+	field("elapsed", "double precision", func(r *Row) *float64 { return &r.Elapsed }).forTimings(),
+	field("est_time", "double precision", func(r *Row) *float64 { return &r.EstTime }),
+	field("timeout", "bigint", func(r *Row) *int64 { return &r.Timeout }),
+	field("runner", "text", func(r *Row) *string { return &r.Runner }),
+	field("hostname", "text", func(r *Row) *string { return &r.Hostname }),
+	field("setup", "double precision", func(r *Row) **float64 { return &r.Setup }),
+	{name: "written_at", sqlType: "timestamptz", def: "now()"},
+}
 
-// timingColumns are the columns a Filter.TimingOnly scan reads, in the
-// order of its scan.
-var timingColumns = []string{"file", "suite", "backend", "status", "elapsed"}
+// column is one column of miles_ci_attempts.
+type column struct {
+	name    string
+	sqlType string // as CREATE TABLE names it; also the insert's array's element type
+	null    bool   // the column takes NULL (its Row field is a pointer)
+	def     string // the column's DEFAULT; "" for none
+	// since is the schema version that added the column (0 and 1: the
+	// first).
+	since int
+	// values returns the column's value of each row, as the array an
+	// insert binds; nil for a column the server fills (written_at).
+	values func(rows []keyedRow) any
+	// dest returns where a scan puts the column's value of r; nil for a
+	// column no scan reads (derived from the others, or the server's).
+	dest func(r *Row) any
+	// normalize, when set, makes a scanned value as a row from a report
+	// holds it.
+	normalize func(r *Row)
+	// identity says the column is part of a row's identity (Row.key);
+	// text spells its value there.
+	identity bool
+	text     func(r *Row) string
+	// timing says a Filter.TimingOnly scan reads the column.
+	timing bool
+}
 
-// columnTypes are the columns' types, for the arrays of an insert.
-var columnTypes = []string{"bytea", "text", "text", "text", "text", "text", "text", "int8", "text",
-	"text", "timestamptz", "text", "text", "int4", "int4", "text", "text", "int8",
-	"text", "text", "text", "float8", "float8", "int8", "text", "text", "float8"}
+// field declares a column that keeps a field of Row (at returns where it
+// is): written from it and scanned back into it. A pointer field makes a
+// nullable column; any other is NOT NULL.
+func field[T any](name, sqlType string, at func(*Row) *T) column {
+	c := column{name: name, sqlType: sqlType, dest: func(r *Row) any { return at(r) }}
+	c.values = func(rows []keyedRow) any {
+		out := make([]T, len(rows))
+		for i := range rows {
+			out[i] = *at(rows[i].row)
+		}
+		return out
+	}
+	c.null = reflect.TypeFor[T]().Kind() == reflect.Pointer
+	if reflect.TypeFor[T]() == reflect.TypeFor[time.Time]() {
+		// A time scans in the local zone; a row's times are in UTC.
+		c.normalize = func(r *Row) {
+			t := any(at(r)).(*time.Time)
+			*t = t.UTC()
+		}
+	}
+	c.text = func(r *Row) string {
+		switch v := any(*at(r)).(type) {
+		case string:
+			return v
+		case int:
+			return strconv.Itoa(v)
+		case time.Time:
+			return v.UTC().Format(report.StartedLayout)
+		}
+		panic(fmt.Sprintf("history: column %s of type %T cannot be part of a row's key", name, *at(r)))
+	}
+	return c
+}
+
+// written declares a column a writer derives from a row (value), which
+// no scan reads back.
+func written[T any](name, sqlType string, value func(keyedRow) T) column {
+	return column{name: name, sqlType: sqlType, values: func(rows []keyedRow) any {
+		out := make([]T, len(rows))
+		for i := range rows {
+			out[i] = value(rows[i])
+		}
+		return out
+	}}
+}
+
+// inKey makes c part of a row's identity (Row.key), in columns' order.
+func (c column) inKey() column { c.identity = true; return c }
+
+// forTimings makes a Filter.TimingOnly scan read c.
+func (c column) forTimings() column { c.timing = true; return c }
+
+// addedIn says the schema version that added c.
+func (c column) addedIn(version int) column { c.since = version; return c }
+
+// orDefault gives c a DEFAULT.
+func (c column) orDefault(sql string) column { c.def = sql; return c }
+
+// definition is c as CREATE TABLE declares it.
+func (c column) definition() string {
+	d := c.name + " " + c.sqlType
+	if !c.null {
+		d += " NOT NULL"
+	}
+	if c.def != "" {
+		d += " DEFAULT " + c.def
+	}
+	return d
+}
+
+// key is the digest of a row's identity: its keyColumns (the run's
+// repository, run id and attempt, job, start, suite, backend and shard,
+// the file and the attempt), each preceded by its length so that no two
+// identities run together. The database keeps one row per key (its
+// unique index is on the digest, 32 bytes, where the identity itself can
+// be longer than an index entry may be: a 3 kB test path).
+func (r *Row) key() []byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, c := range keyColumns {
+		s := c.text(r)
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		io.WriteString(h, s)
+	}
+	return h.Sum(nil)
+}
+
+// pick returns the columns that keep returns true for, in columns' order.
+func pick(keep func(column) bool) []column {
+	var out []column
+	for _, c := range columns {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// The columns each statement names: an insert's (those a writer fills),
+// a scan's (those read back into a Row), a Filter.TimingOnly scan's, and
+// the row's identity (Row.key, and the order of a Filter.Grouped scan).
+var (
+	insertColumns = pick(func(c column) bool { return c.values != nil })
+	scanColumns   = pick(func(c column) bool { return c.dest != nil })
+	timingColumns = pick(func(c column) bool { return c.timing })
+	keyColumns    = pick(func(c column) bool { return c.identity })
+)
+
+// names joins the names of cols.
+func names(cols []column) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.name
+	}
+	return strings.Join(out, ", ")
+}
 
 // Postgres is the fleet's store: the tables miles_ci_schema (the schema's
 // version) and miles_ci_attempts (the rows) of a PostgreSQL database,
@@ -370,14 +528,14 @@ func (p *Postgres) Close() error {
 	return p.conn.Close(ctx)
 }
 
-// insertSQL inserts rows given as one array per column, in the arrays'
-// order, leaving the rows already there.
+// insertSQL inserts rows given as one array per column, in
+// insertColumns' order, leaving the rows already there.
 var insertSQL = func() string {
-	args := make([]string, len(columns))
-	for i, t := range columnTypes {
-		args[i] = fmt.Sprintf("$%d::%s[]", i+1, t)
+	args := make([]string, len(insertColumns))
+	for i, c := range insertColumns {
+		args[i] = fmt.Sprintf("$%d::%s[]", i+1, c.sqlType)
 	}
-	return "INSERT INTO miles_ci_attempts (" + strings.Join(columns, ", ") + ") SELECT * FROM unnest(" +
+	return "INSERT INTO miles_ci_attempts (" + names(insertColumns) + ") SELECT * FROM unnest(" +
 		strings.Join(args, ", ") + ") ON CONFLICT (row_key) DO NOTHING"
 }()
 
@@ -501,54 +659,14 @@ func rowRefused(err error) bool {
 	return false
 }
 
-// rowArrays turns rows into one array per column, in columns' order.
+// rowArrays turns rows into one array per column, in insertColumns'
+// order.
 func rowArrays(rows []keyedRow) []any {
-	n := len(rows)
-	text := func(get func(*Row) string) []string {
-		out := make([]string, n)
-		for i := range rows {
-			out[i] = get(rows[i].row)
-		}
-		return out
+	out := make([]any, len(insertColumns))
+	for i, c := range insertColumns {
+		out[i] = c.values(rows)
 	}
-	ints := func(get func(*Row) int) []int32 {
-		out := make([]int32, n)
-		for i := range rows {
-			// Row.check bounds a shard and its count to 1,000,000.
-			out[i] = int32(get(rows[i].row))
-		}
-		return out
-	}
-	attempts := make([]int64, n)
-	keys := make([][]byte, n)
-	prs := make([]*int64, n)
-	setups := make([]*float64, n)
-	started := make([]time.Time, n)
-	elapsed, est := make([]float64, n), make([]float64, n)
-	timeouts := make([]int64, n)
-	for i := range rows {
-		r := rows[i].row
-		keys[i], attempts[i] = rows[i].key, int64(r.Attempt)
-		if r.PR != nil {
-			v := int64(*r.PR)
-			prs[i] = &v
-		}
-		started[i], elapsed[i], est[i], timeouts[i], setups[i] = r.Started, r.Elapsed, r.EstTime, r.Timeout, r.Setup
-	}
-	return []any{keys,
-		text(func(r *Row) string { return r.Repository }), text(func(r *Row) string { return r.Workflow }),
-		text(func(r *Row) string { return r.RunID }), text(func(r *Row) string { return r.RunAttempt }),
-		text(func(r *Row) string { return r.Job }), text(func(r *Row) string { return r.Event }),
-		prs, text(func(r *Row) string { return r.SHA }), text(func(r *Row) string { return r.Cadence }),
-		started, text(func(r *Row) string { return r.Suite }), text(func(r *Row) string { return r.Backend }),
-		ints(func(r *Row) int { return r.ShardID }), ints(func(r *Row) int { return r.ShardSize }),
-		text(func(r *Row) string { return r.Key() }), text(func(r *Row) string { return r.File }),
-		attempts,
-		text(func(r *Row) string { return string(r.Status) }), text(func(r *Row) string { return string(r.Cause) }),
-		text(func(r *Row) string { return r.Fingerprint }), elapsed, est, timeouts,
-		text(func(r *Row) string { return r.Runner }), text(func(r *Row) string { return r.Hostname }),
-		setups,
-	}
+	return out
 }
 
 // Scan implements Reader: the database filters, and streams the rows
@@ -571,11 +689,11 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		statuses[i] = string(s)
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
-	cols := columns[1:] // all but row_key
+	cols := scanColumns
 	if f.TimingOnly {
 		cols = timingColumns
 	}
-	sql := "SELECT " + strings.Join(cols, ", ") + " FROM miles_ci_attempts WHERE " + where +
+	sql := "SELECT " + names(cols) + " FROM miles_ci_attempts WHERE " + where +
 		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
 	if f.LastRuns > 0 {
 		// The latest runs as Filter.LastRuns orders them: byte order
@@ -590,7 +708,7 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	if f.Grouped {
 		// The unique key's columns, which put the rows of one report,
 		// and of one file in it, together.
-		sql += ` ORDER BY repository, run_id, run_attempt, job, started, suite, backend, shard_id, shard_size, file, attempt`
+		sql += ` ORDER BY ` + names(keyColumns)
 	}
 	rows, err := p.conn.Query(ctx, sql, args...)
 	if err != nil {
@@ -598,31 +716,22 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	}
 	defer rows.Close()
 	var r Row
-	var pr *int64
-	var setup *float64
-	var runKey, status, cause string
-	var shardID, shardSize int32
-	var attempt int64
-	dest := []any{&r.Repository, &r.Workflow, &r.RunID, &r.RunAttempt, &r.Job, &r.Event, &pr, &r.SHA,
-		&r.Cadence, &r.Started, &r.Suite, &r.Backend, &shardID, &shardSize, &runKey, &r.File, &attempt,
-		&status, &cause, &r.Fingerprint, &r.Elapsed, &r.EstTime, &r.Timeout, &r.Runner, &r.Hostname, &setup}
-	if f.TimingOnly {
-		dest = []any{&r.File, &r.Suite, &r.Backend, &status, &r.Elapsed}
+	dest := make([]any, len(cols))
+	for i, c := range cols {
+		dest[i] = c.dest(&r)
 	}
 	for rows.Next() {
-		pr, setup = nil, nil
+		// Each row from nothing: a pointer field (pr, setup) scans into
+		// a value of its own, never one an earlier row shares.
+		r = Row{}
 		if err := rows.Scan(dest...); err != nil {
 			return p.wrap("read", err)
 		}
-		r.PR = nil
-		if pr != nil {
-			v := int(*pr)
-			r.PR = &v
+		for _, c := range cols {
+			if c.normalize != nil {
+				c.normalize(&r)
+			}
 		}
-		r.Setup = setup
-		r.Started = r.Started.UTC()
-		r.ShardID, r.ShardSize, r.Attempt = int(shardID), int(shardSize), int(attempt)
-		r.Status, r.Cause = report.Status(status), report.Cause(cause)
 		row := r
 		if err := row.check(); err != nil {
 			p.Skipped.add(&row, err.Error())

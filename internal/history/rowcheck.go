@@ -1,11 +1,8 @@
 package history
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/radixark/miles-ci/internal/report"
@@ -41,23 +38,6 @@ func (r *Row) check() error {
 		return fmt.Errorf(`has setup %g; expected seconds, from 0 to 1e+12, or none`, *r.Setup)
 	}
 	return nil
-}
-
-// key is the digest of a row's identity: the run's repository, run id
-// and attempt, job, start, suite, backend and shard, the file and the
-// attempt, each preceded by its length so that no two identities run
-// together. The database keeps one row per key (its unique index is on
-// the digest, 32 bytes, where the identity itself can be longer than an
-// index entry may be: a 3 kB test path).
-func (r *Row) key() []byte {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	for _, s := range []string{r.Repository, r.RunID, r.RunAttempt, r.Job, r.Started.UTC().Format(report.StartedLayout),
-		r.Suite, r.Backend, strconv.Itoa(r.ShardID), strconv.Itoa(r.ShardSize), r.File, strconv.Itoa(r.Attempt)} {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		io.WriteString(h, s)
-	}
-	return h.Sum(nil)
 }
 
 // shownWidth bounds each name a warning quotes from a row.
