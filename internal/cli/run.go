@@ -142,11 +142,17 @@ func (o *RunOptions) validate() error {
 	return nil
 }
 
-// runRun plans the suite and runs it. The order of errors is SPEC §5's:
-// registry, then policy, then the unknown suite (usage errors came first).
+// runRun plans the suite and runs it. It loads the configuration once and
+// hands it to what reads it: the selection, the gate, the execution. The
+// order of errors is SPEC §5's: registry, then policy, then the unknown
+// suite (usage errors came first).
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
+	cfg, reg, err := f.collectWith(opts.Config)
+	if err != nil {
+		return reportCollectError(f, err)
+	}
 	if opts.File != "" {
-		return runFile(ctx, f, opts)
+		return runFile(ctx, f, opts, cfg, reg.Registrations)
 	}
 	in := suite.Inputs{ID: suite.AllShards, ContinueOnError: opts.ContinueOnError}
 	if opts.PartitionSet {
@@ -159,7 +165,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 			return err
 		}
 	}
-	p, err := opts.selectSuite(f, in, opts.RerunFailed, showPolicy)
+	p, err := opts.selectSuite(f, cfg, reg.Registrations, in, opts.RerunFailed, showPolicy)
 	if err != nil {
 		return err
 	}
@@ -181,12 +187,12 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		noteDropped(f, p)
 		return err
 	}
-	gate, err := opts.decideGate(f, p.Backend, p.Suite.Name)
+	gate, err := opts.decideGate(f, cfg.Gate, p.Backend, p.Suite.Name)
 	if err != nil {
 		return err
 	}
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, p, gate)
+	return executeSuite(ctx, f, opts, cfg, p, gate)
 }

@@ -63,10 +63,11 @@ func testPlan(backend config.Backend, continueOnError bool, regs []registry.Regi
 }
 
 // decideAndExecute decides the gate of p's run, as run does before it
-// executes the suite, and executes it.
+// executes the suite, and executes it, under an empty configuration.
 func decideAndExecute(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan) error {
-	gate := suiterun.DecideGate(p.Backend, p.Suite.Name, f.Getenv, opts.GateHook, opts.NoGate, opts.gate)
-	return executeSuite(ctx, f, opts, p, gate)
+	cfg := &config.Config{}
+	gate := suiterun.DecideGate(p.Backend, p.Suite.Name, f.Getenv, opts.GateHook, opts.NoGate, cfg.Gate)
+	return executeSuite(ctx, f, opts, cfg, p, gate)
 }
 
 func execOptions() *RunOptions {

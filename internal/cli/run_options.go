@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/argparse"
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 )
@@ -28,6 +29,13 @@ type RunOptions struct {
 	// ExpectPlan is the digest of the stage plan the policy job planned
 	// this shard on ("" checks nothing).
 	ExpectPlan string
+
+	// Config loads the configuration; nil is the Factory's. A run reads
+	// what it needs of it (the gate, infra_fingerprints, the preflight,
+	// file_run's minimum time limit) where it uses it, from the one
+	// *config.Config runRun loaded: nothing of it is copied into these
+	// options. Tests replace it.
+	Config func() (*config.Config, error)
 
 	// Execution. The limits and the report files are bound from their
 	// flags straight into the structs the run takes.
