@@ -41,6 +41,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
 		ValidArgsFunction:  complete.Func(&f.Root, &f.ConfigPath),
+		Annotations:        finishOnSignal("stops its children on the cancelled context, then writes its reports"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
