@@ -109,17 +109,13 @@ func childEnv(env []string) []string {
 
 // executeSuite runs the enabled registrations of a planned suite (already
 // printed, with its gate decided; see package suiterun) under cfg, the
-// configuration the run loaded, and returns nil
-// when every file passed, an *ExitError otherwise: pytest's status for a
-// CPU suite, 1 for a failed GPU suite, exitHostNotReady when a preflight
-// stopped it, 128 + the signal after an interrupt.
+// configuration the run loaded, and returns nil when every file passed, an
+// *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
+// suite, exitHostNotReady when a preflight stopped it, 128 + the signal
+// after an interrupt.
 func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Config, p *suite.Plan, gate suiterun.Gate) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	pre := suiterun.PreflightSpec{Off: opts.NoPreflight, Config: cfg.Preflight}
-	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
-		pre.Config.Timeout = opts.PreflightTimeout
 	}
 	var rec *history.Recorder
 	if p.Backend != config.CPU {
@@ -129,7 +125,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.limits(cfg), Gate: gate, Outputs: opts.Outputs, InfraFingerprints: cfg.InfraFingerprints, Preflight: pre,
+		Limits: opts.limits(cfg), Gate: gate, Outputs: opts.Outputs, InfraFingerprints: cfg.InfraFingerprints, Preflight: opts.preflight(cfg),
 		Getenv: f.Getenv, Env: childEnv(f.environ()), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
 		History: rec,
 	})
@@ -144,4 +140,14 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 		return &ExitError{Code: out.Code}
 	}
 	return nil
+}
+
+// preflight is the run's GPU preflight under cfg: the configuration's,
+// with --preflight-timeout's when given, and off with --no-preflight.
+func (o *RunOptions) preflight(cfg *config.Config) suiterun.PreflightSpec {
+	pre := suiterun.PreflightSpec{Off: o.NoPreflight, Config: cfg.Preflight}
+	if o.preflightTimeout != nil && o.preflightTimeout.Changed {
+		pre.Config.Timeout = o.PreflightTimeout
+	}
+	return pre
 }

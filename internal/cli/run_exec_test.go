@@ -358,3 +358,24 @@ func TestRun_NoGateAndGateHookTogetherIsAUsageError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--no-gate turns the gate off; it cannot be used with --gate-hook")
 }
+
+// A run's GPU preflight is the configuration's, with --preflight-timeout's
+// timeout when given: the flag replaces one field and nothing else.
+func TestRunOptions_PreflightIsTheConfigurationsWithTheFlagsTimeout(t *testing.T) {
+	cfg := &config.Config{Preflight: config.DefaultPreflight()}
+	cfg.Preflight.QueryTimeout = 7 * time.Second
+	withTimeout := cfg.Preflight
+	withTimeout.Timeout = 30 * time.Second
+	for _, tc := range []struct {
+		args []string
+		want suiterun.PreflightSpec
+	}{
+		{nil, suiterun.PreflightSpec{Config: cfg.Preflight}},
+		{[]string{"--preflight-timeout", "30s"}, suiterun.PreflightSpec{Config: withTimeout}},
+		{[]string{"--no-preflight"}, suiterun.PreflightSpec{Off: true, Config: cfg.Preflight}},
+	} {
+		opts, err := parseRun(t, append([]string{"--hw", "cuda", "--suite", "s"}, tc.args...)...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, opts.preflight(cfg), "%q", tc.args)
+	}
+}
