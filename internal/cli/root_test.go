@@ -261,9 +261,11 @@ func TestGroups_AMistypedSubcommandGetsASuggestion(t *testing.T) {
 }
 
 // The commands a stop signal lets finish are declared where each is built
-// (Annotations: finishOnSignal(...)) and found by walking the tree: the set
-// is the one root.go listed by hand before, run and the four that write
-// files of their own, and each says why.
+// (Annotations: finishOnSignal(...)) and found by walking the tree: among
+// them are the five root.go listed by hand before (run and the four that
+// write files of their own), every one says why, and a command that only
+// reads and prints is not one. A new command that writes files declares
+// it in its own file; this list need not grow.
 func TestRoot_TheCommandsASignalLetsFinish(t *testing.T) {
 	f, _, _ := suitesFactory(t.TempDir(), nil)
 	var got []string
@@ -278,8 +280,11 @@ func TestRoot_TheCommandsASignalLetsFinish(t *testing.T) {
 		}
 	}
 	walk(NewCmdRoot(f))
-	assert.ElementsMatch(t, []string{
+	assert.Subset(t, got, []string{
 		"miles-ci run", "miles-ci report merge", "miles-ci report summary",
 		"miles-ci timings merge", "miles-ci timings apply",
-	}, got)
+	})
+	for _, readOnly := range []string{"miles-ci suites", "miles-ci policy", "miles-ci partition", "miles-ci lint", "miles-ci history flaky", "miles-ci report hosts"} {
+		assert.NotContains(t, got, readOnly)
+	}
 }
