@@ -94,12 +94,28 @@ func (f *Factory) Config() (*config.Config, error) {
 	return config.Load(f.Root, f.ConfigPath)
 }
 
+// configWith loads the configuration with load, a command's
+// Options.Config (as gh's Options carry one, so that tests can replace
+// it); nil is the Factory's Config.
+func (f *Factory) configWith(load func() (*config.Config, error)) (*config.Config, error) {
+	if load == nil {
+		return f.Config()
+	}
+	return load()
+}
+
 // Collect loads the configuration and collects the registry. When none of
 // the discovery roots exists below the root, it returns the (empty)
 // registry with a *registry.NoRootsError: the caller decides whether a
 // wrong directory stops it.
 func (f *Factory) Collect() (*config.Config, *registry.Registry, error) {
-	cfg, err := f.Config()
+	return f.collectWith(nil)
+}
+
+// collectWith is Collect with the configuration load gives (see
+// configWith).
+func (f *Factory) collectWith(load func() (*config.Config, error)) (*config.Config, *registry.Registry, error) {
+	cfg, err := f.configWith(load)
 	if err != nil {
 		return nil, nil, err
 	}

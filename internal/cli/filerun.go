@@ -95,9 +95,6 @@ func changedString(cmd *cobra.Command, name string, v *string) *string {
 // registrations), then the problems of writing the outputs, which the
 // script only meets after resolving.
 func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
-	if opts.Config == nil {
-		opts.Config = f.Config
-	}
 	testFile, ok := lookup(f, opts.File, envTestFile)
 	if !ok {
 		return policyError(f.ErrOut, errors.New(envTestFile+" is not set"))
@@ -111,7 +108,7 @@ func fileRunRun(_ context.Context, f *Factory, opts *FileRunOptions) error {
 	}
 	output, outputSet := lookup(f, opts.GitHubOutput, envGitHubOutput)
 
-	cfg, err := opts.Config()
+	cfg, err := f.configWith(opts.Config)
 	if err != nil {
 		return policyError(f.ErrOut, err)
 	}

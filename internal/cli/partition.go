@@ -25,6 +25,10 @@ type PartitionOptions struct {
 	IDSet   bool
 	JSON    bool
 
+	// Config loads the configuration the suite is selected under; nil is
+	// the Factory's. Tests replace it.
+	Config func() (*config.Config, error)
+
 	size, id *argparse.Int // --size and --id as typed and spelled
 }
 
@@ -116,7 +120,11 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	if opts.IDSet {
 		in.ID = opts.ID
 	}
-	p, err := opts.selectSuite(f, in, "", nil)
+	cfg, reg, err := f.collectWith(opts.Config)
+	if err != nil {
+		return reportCollectError(f, err)
+	}
+	p, err := opts.selectSuite(f, cfg, reg.Registrations, in, "", nil)
 	var idErr *suite.IDError
 	if errors.As(err, &idErr) {
 		// The message names --id; say it as the user spelled it.

@@ -61,8 +61,9 @@ lacks a shard holding tests (each report names its shard and plan): give every
 shard's report, or --allow-missing to write the merge with those shards marked
 missing (it has not passed, and report summary says so). Without -o it goes to
 stdout.`,
-		Example: `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
-		Args:    needInputs("the reports the shards wrote with run --json-report"),
+		Example:     `  miles-ci report merge shard-0.json shard-1.json shard-0.rerun.json -o suite.json`,
+		Args:        needInputs("the reports the shards wrote with run --json-report"),
+		Annotations: finishOnSignal("writes the merged report to -o OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {
@@ -141,8 +142,9 @@ func NewCmdReportSummary(f *Factory, runF func(*ReportSummaryOptions) error) *co
 (a merged suite report gives the whole suite in one table): every file with its
 status, attempts and time, then the flaky and the retried files. --junit-xml also
 writes the report as JUnit XML.`,
-		Example: `  miles-ci report summary suite.json --junit-xml suite.xml >> "$GITHUB_STEP_SUMMARY"`,
-		Args:    cobra.ExactArgs(1),
+		Example:     `  miles-ci report summary suite.json --junit-xml suite.xml >> "$GITHUB_STEP_SUMMARY"`,
+		Args:        cobra.ExactArgs(1),
+		Annotations: finishOnSignal("writes --junit-xml OUT.xml"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Input = args[0]
 			if runF != nil {

@@ -80,21 +80,32 @@ func Main(args []string, f *Factory) int {
 	return MainContext(context.Background(), args, f)
 }
 
-// finishOnSignal names the commands a stop signal lets finish: run, which
-// stops its children on the cancelled context and still writes its
-// reports, and the commands that write files of their own, which a cut
-// could leave half written. Every other command only reads and prints
-// (policy's GITHUB_OUTPUT and step summary lines are appends of one write
-// each): nothing is lost by ending it at once, however long it would take.
-var finishOnSignal = map[string]bool{
-	"miles-ci run": true, "miles-ci report merge": true, "miles-ci report summary": true,
-	"miles-ci timings merge": true, "miles-ci timings apply": true,
+// finishKey is the annotation of a command a stop signal lets finish,
+// declared where the command is built (see finishOnSignal).
+const finishKey = "miles-ci/finish-on-signal"
+
+// finishOnSignal is the Annotations of a command a stop signal lets
+// finish, saying why: run, which stops its children on the cancelled
+// context and still writes its reports, and the commands that write files
+// of their own, which a cut could leave half written. Every other command
+// only reads and prints (policy's GITHUB_OUTPUT and step summary lines are
+// appends of one write each): nothing is lost by ending it at once,
+// however long it would take. A new command that writes files says so in
+// its own file: Annotations: finishOnSignal("writes -o OUT").
+func finishOnSignal(why string) map[string]string {
+	return map[string]string{finishKey: why}
+}
+
+// finishes says whether a stop signal lets cmd finish (see finishOnSignal).
+func finishes(cmd *cobra.Command) bool {
+	_, ok := cmd.Annotations[finishKey]
+	return ok
 }
 
 // MainContext is Main with a context that a signal cancels (with a
 // *SignalError cause). The exit status is then 128 + the signal's number
 // unless the command chose one: at once for a command that only reads and
-// prints, once it has finished for one of finishOnSignal (run stops its
+// prints, once it has finished for one marked finishOnSignal (run stops its
 // children first; main bounds the wait).
 func MainContext(ctx context.Context, args []string, f *Factory) int {
 	root := NewCmdRoot(f)
@@ -104,7 +115,7 @@ func MainContext(ctx context.Context, args []string, f *Factory) int {
 	// may touch the tree while it does.
 	finish := false
 	if target, _, err := root.Find(args); err == nil {
-		finish = finishOnSignal[target.CommandPath()]
+		finish = finishes(target)
 	}
 	// The command and the printing of its error run apart, so that a
 	// signal can end a command blocked anywhere, even in a write to a full

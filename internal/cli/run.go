@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,9 +13,65 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
 	"github.com/radixark/miles-ci/internal/view"
 )
+
+// RunOptions holds every flag of `miles-ci run`. The selection half (SPEC §5)
+// is shared with `miles-ci partition`; the execution half only matters when
+// tests really run.
+type RunOptions struct {
+	selectionFlags
+	PartitionID   int
+	PartitionSize int
+	PartitionSet  bool // --auto-partition-id/--auto-partition-size given
+	ListOnly      bool
+	JSON          bool
+	// RerunFailed is the --rerun-failed report: only the selected tests
+	// that did not pass in it run ("" for all).
+	RerunFailed string
+	// File is --file: run only this registered file ("" for a suite run).
+	File string
+	// ExpectPlan is the digest of the stage plan the policy job planned
+	// this shard on ("" checks nothing).
+	ExpectPlan string
+
+	// Config loads the configuration; nil is the Factory's. A run reads
+	// what it needs of it (the gate, infra_fingerprints, the preflight,
+	// file_run's minimum time limit) where it uses it, from the one
+	// *config.Config runRun loaded: nothing of it is copied into these
+	// options. Tests replace it.
+	Config func() (*config.Config, error)
+
+	// Execution. The limits and the report files are bound from their
+	// flags straight into the structs the run takes.
+	runner.Limits
+	report.Outputs
+	ContinueOnError bool
+	GateHook        string
+	NoGate          bool
+	// NoPreflight turns the GPU preflight off; PreflightTimeout, when
+	// given (preflightTimeout.Changed), replaces the configuration's.
+	NoPreflight      bool
+	PreflightTimeout time.Duration
+	preflightTimeout *pflag.Flag
+	// History is --history: the URL of the run history's database; see
+	// historyRecorder for when it is taken from the environment.
+	History    string
+	historySet bool
+
+	// Which of the two partition flags were given, and the size as typed
+	// (argv parsing only).
+	partitionIDSet   bool
+	partitionSizeSet bool
+	partitionSize    *argparse.Int
+	partitionID      *argparse.Int
+	// timeoutSet: --timeout-per-file was given (a file run's default is
+	// the configured minimum).
+	timeoutSet bool
+}
 
 // NewCmdRun builds `miles-ci run`, the replacement of tests/ci/run_suite.py:
 // select one suite's tests under the run's policy, take one shard of them,
@@ -41,6 +98,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 		// or more values (see selection_flags.go).
 		DisableFlagParsing: true,
 		ValidArgsFunction:  complete.Func(&f.Root, &f.ConfigPath),
+		Annotations:        finishOnSignal("stops its children on the cancelled context, then writes its reports"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			help, extras, err := parseOwnFlags(cmd, args)
 			if err != nil {
@@ -142,11 +200,17 @@ func (o *RunOptions) validate() error {
 	return nil
 }
 
-// runRun plans the suite and runs it. The order of errors is SPEC §5's:
-// registry, then policy, then the unknown suite (usage errors came first).
+// runRun plans the suite and runs it. It loads the configuration once and
+// hands it to what reads it: the selection, the gate, the execution. The
+// order of errors is SPEC §5's: registry, then policy, then the unknown
+// suite (usage errors came first).
 func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
+	cfg, reg, err := f.collectWith(opts.Config)
+	if err != nil {
+		return reportCollectError(f, err)
+	}
 	if opts.File != "" {
-		return runFile(ctx, f, opts)
+		return runFile(ctx, f, opts, cfg, reg.Registrations)
 	}
 	in := suite.Inputs{ID: suite.AllShards, ContinueOnError: opts.ContinueOnError}
 	if opts.PartitionSet {
@@ -159,7 +223,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 			return err
 		}
 	}
-	p, err := opts.selectSuite(f, in, opts.RerunFailed, showPolicy)
+	p, err := opts.selectSuite(f, cfg, reg.Registrations, in, opts.RerunFailed, showPolicy)
 	if err != nil {
 		return err
 	}
@@ -181,12 +245,12 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		noteDropped(f, p)
 		return err
 	}
-	gate, err := opts.decideGate(f, p.Backend, p.Suite.Name)
+	gate, err := opts.decideGate(f, cfg.Gate, p.Backend, p.Suite.Name)
 	if err != nil {
 		return err
 	}
 	if opts.ListOnly {
 		return nil
 	}
-	return executeSuite(ctx, f, opts, p, gate)
+	return executeSuite(ctx, f, opts, cfg, p, gate)
 }

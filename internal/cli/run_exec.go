@@ -32,10 +32,11 @@ func interruptedStatus(ctx context.Context) int {
 }
 
 // decideGate makes the run's one decision on the metric-history gate, for a
-// suite of backend b (see suiterun.DecideGate), and prints the line that
-// says whether it runs and why, when there is one.
-func (o *RunOptions) decideGate(f *Factory, b config.Backend, suite string) (suiterun.Gate, error) {
-	gate := suiterun.DecideGate(b, suite, f.Getenv, o.GateHook, o.NoGate, o.gate)
+// suite of backend b under the configuration's gate section g (see
+// suiterun.DecideGate), and prints the line that says whether it runs and
+// why, when there is one.
+func (o *RunOptions) decideGate(f *Factory, g config.Gate, b config.Backend, suite string) (suiterun.Gate, error) {
+	gate := suiterun.DecideGate(b, suite, f.Getenv, o.GateHook, o.NoGate, g)
 	if gate.Line == "" {
 		return gate, nil
 	}
@@ -107,17 +108,14 @@ func childEnv(env []string) []string {
 }
 
 // executeSuite runs the enabled registrations of a planned suite (already
-// printed, with its gate decided; see package suiterun) and returns nil
-// when every file passed, an *ExitError otherwise: pytest's status for a
-// CPU suite, 1 for a failed GPU suite, exitHostNotReady when a preflight
-// stopped it, 128 + the signal after an interrupt.
-func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan, gate suiterun.Gate) (err error) {
+// printed, with its gate decided; see package suiterun) under cfg, the
+// configuration the run loaded, and returns nil when every file passed, an
+// *ExitError otherwise: pytest's status for a CPU suite, 1 for a failed GPU
+// suite, exitHostNotReady when a preflight stopped it, 128 + the signal
+// after an interrupt.
+func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Config, p *suite.Plan, gate suiterun.Gate) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	pre := suiterun.PreflightSpec{Off: opts.NoPreflight, Config: opts.preflight}
-	if opts.preflightTimeout != nil && opts.preflightTimeout.Changed {
-		pre.Config.Timeout = opts.PreflightTimeout
 	}
 	var rec *history.Recorder
 	if p.Backend != config.CPU {
@@ -127,7 +125,7 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
-		Limits: opts.Limits, Gate: gate, Outputs: opts.Outputs, InfraFingerprints: opts.infra, Preflight: pre,
+		Limits: opts.limits(cfg), Gate: gate, Outputs: opts.Outputs, InfraFingerprints: cfg.InfraFingerprints, Preflight: opts.preflight(cfg),
 		Getenv: f.Getenv, Env: childEnv(f.environ()), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
 		History: rec,
 	})
@@ -142,4 +140,14 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Pl
 		return &ExitError{Code: out.Code}
 	}
 	return nil
+}
+
+// preflight is the run's GPU preflight under cfg: the configuration's,
+// with --preflight-timeout's when given, and off with --no-preflight.
+func (o *RunOptions) preflight(cfg *config.Config) suiterun.PreflightSpec {
+	pre := suiterun.PreflightSpec{Off: o.NoPreflight, Config: cfg.Preflight}
+	if o.preflightTimeout != nil && o.preflightTimeout.Changed {
+		pre.Config.Timeout = o.PreflightTimeout
+	}
+	return pre
 }

@@ -63,10 +63,11 @@ func testPlan(backend config.Backend, continueOnError bool, regs []registry.Regi
 }
 
 // decideAndExecute decides the gate of p's run, as run does before it
-// executes the suite, and executes it.
+// executes the suite, and executes it, under an empty configuration.
 func decideAndExecute(ctx context.Context, f *Factory, opts *RunOptions, p *suite.Plan) error {
-	gate := suiterun.DecideGate(p.Backend, p.Suite.Name, f.Getenv, opts.GateHook, opts.NoGate, opts.gate)
-	return executeSuite(ctx, f, opts, p, gate)
+	cfg := &config.Config{}
+	gate := suiterun.DecideGate(p.Backend, p.Suite.Name, f.Getenv, opts.GateHook, opts.NoGate, cfg.Gate)
+	return executeSuite(ctx, f, opts, cfg, p, gate)
 }
 
 func execOptions() *RunOptions {
@@ -356,4 +357,25 @@ func TestRun_NoGateAndGateHookTogetherIsAUsageError(t *testing.T) {
 	_, err := parseRun(t, "--hw", "cuda", "--suite", "s", "--no-gate", "--gate-hook", "true")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--no-gate turns the gate off; it cannot be used with --gate-hook")
+}
+
+// A run's GPU preflight is the configuration's, with --preflight-timeout's
+// timeout when given: the flag replaces one field and nothing else.
+func TestRunOptions_PreflightIsTheConfigurationsWithTheFlagsTimeout(t *testing.T) {
+	cfg := &config.Config{Preflight: config.DefaultPreflight()}
+	cfg.Preflight.QueryTimeout = 7 * time.Second
+	withTimeout := cfg.Preflight
+	withTimeout.Timeout = 30 * time.Second
+	for _, tc := range []struct {
+		args []string
+		want suiterun.PreflightSpec
+	}{
+		{nil, suiterun.PreflightSpec{Config: cfg.Preflight}},
+		{[]string{"--preflight-timeout", "30s"}, suiterun.PreflightSpec{Config: withTimeout}},
+		{[]string{"--no-preflight"}, suiterun.PreflightSpec{Off: true, Config: cfg.Preflight}},
+	} {
+		opts, err := parseRun(t, append([]string{"--hw", "cuda", "--suite", "s"}, tc.args...)...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, opts.preflight(cfg), "%q", tc.args)
+	}
 }

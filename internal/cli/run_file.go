@@ -8,6 +8,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/filerun"
 	"github.com/radixark/miles-ci/internal/registry"
+	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
 )
 
@@ -41,38 +42,29 @@ func (o *RunOptions) validateFile() error {
 	return asUsage(argparse.Unrecognized(o.extras))
 }
 
-// runFile runs exactly one registered file (`run --file`) with the runner
-// of a suite run: its registration resolved as file-run resolves it (the
-// registry `run` reads, not the script's walk), its time limit the
-// configured minimum or 1.25 times its est_time unless --timeout-per-file
-// is given.
-func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
-	cfg, reg, err := f.Collect()
-	if err != nil {
-		return reportCollectError(f, err)
-	}
-	file, err := filerun.RegisteredPath(f.Root, opts.File, reg.Registrations)
+// runFile runs exactly one registered file (`run --file`) of regs, the
+// registry collected under cfg, with the runner of a suite run: its
+// registration resolved as file-run resolves it (the registry `run` reads,
+// not the script's walk), its time limit the configured minimum or 1.25
+// times its est_time unless --timeout-per-file is given (see limits).
+func runFile(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Config, regs []registry.Registration) error {
+	file, err := filerun.RegisteredPath(f.Root, opts.File, regs)
 	if err != nil {
 		return err
 	}
-	fp, err := filerun.Find(cfg, reg.Registrations, file)
+	fp, err := filerun.Find(cfg, regs, file)
 	if err != nil {
 		return err
-	}
-	if !opts.timeoutSet {
-		opts.TimeoutPerFile = cfg.FileRun.MinTimeout
 	}
 	r := fp.Registration
-	opts.HW, opts.Suite = string(r.Backend), r.Suite
 	// The limit the runner will apply: pytest is not retried, so a CPU
 	// file's limit has no retry increase.
-	limits := opts.Limits
+	limits := opts.limits(cfg)
 	limits.EnableRetry = limits.EnableRetry && r.Backend != config.CPU
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
 	}
-	opts.gate, opts.infra, opts.preflight = cfg.Gate, cfg.InfraFingerprints, cfg.Preflight
-	gate, err := opts.decideGate(f, r.Backend, r.Suite)
+	gate, err := opts.decideGate(f, cfg.Gate, r.Backend, r.Suite)
 	if err != nil {
 		return err
 	}
@@ -81,6 +73,17 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions) error {
 	}
 	// The runner's GPUs are the suite's, whose job the file runs on.
 	sc, _ := cfg.Suite(r.Suite)
-	return executeSuite(ctx, f, opts, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite, RunsOn: sc.RunsOn, GPUs: sc.GPUs},
+	return executeSuite(ctx, f, opts, cfg, &suite.Plan{Backend: r.Backend, Suite: config.Suite{Name: r.Suite, RunsOn: sc.RunsOn, GPUs: sc.GPUs},
 		Enabled: []registry.Registration{r}, Tests: []registry.Registration{r}}, gate)
+}
+
+// limits are the run's limits under cfg: the flags', except that a file
+// run's time limit, unless --timeout-per-file is given, is the configured
+// minimum (file_run.min_timeout) that est_time raises.
+func (o *RunOptions) limits(cfg *config.Config) runner.Limits {
+	l := o.Limits
+	if o.File != "" && !o.timeoutSet {
+		l.TimeoutPerFile = cfg.FileRun.MinTimeout
+	}
+	return l
 }

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -213,4 +217,60 @@ func TestRunFile_ThePathAsAShellGivesIt(t *testing.T) {
 		assert.Equal(t, want, stderr, arg)
 		assert.Empty(t, out, arg)
 	}
+}
+
+// A run's time limit comes from the flags, except a file run's without
+// --timeout-per-file, which starts from the configured minimum; nothing
+// of the configuration is written back into the options.
+func TestRunOptions_LimitsTakeTheFileRunMinimumOnlyWhenNotGiven(t *testing.T) {
+	cfg := &config.Config{FileRun: config.FileRun{MinTimeout: 900}}
+	for _, tc := range []struct {
+		name       string
+		file       string
+		timeoutSet bool
+		want       int
+	}{
+		{"suite run, flag's default", "", false, 1800},
+		{"suite run, flag given", "", true, 1800},
+		{"file run, flag not given: the configured minimum", "t.py", false, 900},
+		{"file run, flag given", "t.py", true, 1800},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &RunOptions{File: tc.file, timeoutSet: tc.timeoutSet, Limits: runner.Limits{TimeoutPerFile: 1800, MaxAttempts: 2}}
+			got := opts.limits(cfg)
+			assert.Equal(t, tc.want, got.TimeoutPerFile)
+			assert.Equal(t, 2, got.MaxAttempts, "the other limits are the flags'")
+			assert.Equal(t, 1800, opts.TimeoutPerFile, "the options keep the flag's value")
+		})
+	}
+}
+
+// run and partition read the configuration through their Options.Config,
+// once, as gh's commands do: a test can hand them one without a file.
+func TestRunAndPartition_ReadTheConfigurationOnceThroughOptions(t *testing.T) {
+	f, _, _ := suitesFactory(runRepo, nil)
+	loads := 0
+	load := func() (*config.Config, error) { loads++; return f.Config() }
+
+	ro, err := parseRun(t, "--hw", "cuda", "--suite", "stage-c-8-gpu-h100", "--list-only")
+	require.NoError(t, err)
+	ro.Config = load
+	require.NoError(t, runRun(context.Background(), f, ro))
+	assert.Equal(t, 1, loads, "run")
+
+	po, err := parsePartition(t, "--suite", "stage-c-8-gpu-h100")
+	require.NoError(t, err)
+	po.Config = load
+	require.NoError(t, partitionRun(context.Background(), f, po))
+	assert.Equal(t, 2, loads, "partition")
+
+	ro, err = parseRun(t, "--file", "tests/e2e/misc/test_lora_é.py", "--list-only")
+	require.NoError(t, err)
+	ro.Config = load
+	require.NoError(t, runRun(context.Background(), f, ro))
+	assert.Equal(t, 3, loads, "run --file")
+
+	refused := errors.New("no configuration here")
+	ro.Config = func() (*config.Config, error) { return nil, refused }
+	assert.ErrorIs(t, runRun(context.Background(), f, ro), refused)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/suggest"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -27,12 +28,6 @@ import (
 
 // selectionFlags binds the flags shared by run and partition.
 type selectionFlags struct {
-	// gate, infra (infra_fingerprints) and preflight are the
-	// configuration's sections; selectSuite sets them.
-	gate      config.Gate
-	infra     []config.InfraFingerprint
-	preflight config.Preflight
-
 	HW             string
 	Suite          string
 	Cadence        string
@@ -159,19 +154,14 @@ func nearFlag(fs *pflag.FlagSet, extras []string) string {
 	return ""
 }
 
-// selectSuite collects the registry and selects the stage job of these
-// flags (see suite.Select; in gives the split and the rest), reading here
-// every file the selection looks at: the registry, the --timings file and
-// the earlier report rerun names ("" for none). Registry errors come first
-// (SPEC §5), then the policy's; shown, when not nil, gets the resolved
-// policy before anything else can fail, as the Python runner prints it
-// before it checks the suite. Label warnings go to f.ErrOut.
-func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, shown func(policy.Policy) error) (*suite.Plan, error) {
-	cfg, reg, err := f.Collect()
-	if err != nil {
-		return nil, reportCollectError(f, err)
-	}
-	s.gate, s.infra, s.preflight = cfg.Gate, cfg.InfraFingerprints, cfg.Preflight
+// selectSuite selects the stage job of these flags from the configuration
+// and the registrations the command collected (see suite.Select; in gives
+// the split and the rest), reading here every other file the selection
+// looks at: the --timings file and the earlier report rerun names ("" for
+// none). The policy's errors come first; shown, when not nil, gets the
+// resolved policy before anything else can fail, as the Python runner
+// prints it before it checks the suite. Label warnings go to f.ErrOut.
+func (s *selectionFlags) selectSuite(f *Factory, cfg *config.Config, regs []registry.Registration, in suite.Inputs, rerun string, shown func(policy.Policy) error) (*suite.Plan, error) {
 	pol, warnings, err := policy.ForRun(cfg, s.Cadence, s.Labels, s.MatchAllLabels)
 	if err != nil {
 		return nil, err
@@ -198,7 +188,7 @@ func (s *selectionFlags) selectSuite(f *Factory, in suite.Inputs, rerun string, 
 			return nil, err
 		}
 	}
-	return suite.Select(cfg, reg.Registrations, in)
+	return suite.Select(cfg, regs, in)
 }
 
 // parseOwnFlags parses args (everything after the command path, global

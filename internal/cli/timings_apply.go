@@ -77,6 +77,7 @@ listing each drifted call; --diff prints a unified diff and changes nothing.`,
 			}
 			return needInputs("one or more timings files, as run --timings-out or timings merge writes them, or --from a history")(cmd, args)
 		},
+		Annotations: finishOnSignal("rewrites the est_time of test files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			return timingsApplyRun(cmd.Context(), f, opts)

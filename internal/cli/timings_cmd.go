@@ -36,8 +36,9 @@ into one, to feed back to run and partition with --timings. Files are read in
 the order given; a later file's value wins for a test file listed twice,
 and with it the suite it says measured the file.
 Without -o the merged document goes to stdout.`,
-		Example: `  miles-ci timings merge parts/*.json -o timings.json`,
-		Args:    needInputs("the timings files the shards wrote with run --timings-out"),
+		Example:     `  miles-ci timings merge parts/*.json -o timings.json`,
+		Args:        needInputs("the timings files the shards wrote with run --timings-out"),
+		Annotations: finishOnSignal("writes the merged timings to -o OUT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
 			if runF != nil {
