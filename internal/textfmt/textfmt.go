@@ -1,7 +1,9 @@
 // Package textfmt holds the small text layouts every miles-ci message
-// shares: the aligned two-column lines of explanations (a name, then why),
-// tables, and counted nouns, so every list and count reads the same; and
-// how text from outside miles-ci is shown inert in them (Term, Cell).
+// shares: the one table printer (Layout: tables, and the aligned
+// two-column lines of explanations), counted nouns and shell words, so
+// every list and count reads the same; and how text from outside miles-ci
+// is shown inert in them, one function per output (Term, Cell and OneLine
+// for a terminal or log, Markdown and MarkdownCode for a step summary).
 package textfmt
 
 import (
@@ -9,25 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
-
-// Row is one line: Name in the aligned first column, Text after it.
-type Row struct{ Name, Text string }
-
-// Columns writes each row as indent, the name padded to the widest one,
-// two spaces and the text, ending in a newline.
-func Columns(rows []Row, indent string) string {
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r.Name))
-	}
-	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, r.Name, r.Text)
-	}
-	return b.String()
-}
 
 // CountNoun writes a count with its noun, plural unless n is 1: "1 file",
 // "3 files"; the plural is noun+"s" unless given ("entry", "entries").
@@ -112,45 +96,6 @@ func Cell(s string) string {
 		return Cut(strconv.Quote(s), CellWidth)
 	}
 	return Cut(Term(s), CellWidth)
-}
-
-// Table lays rows out in columns two spaces apart, each cell as Cell
-// shows it: the first left columns left-aligned (names), the rest
-// right-aligned (numbers). A left-aligned last column is not padded, so
-// no line ends in blanks.
-func Table(rows [][]string, left int) string {
-	cells := make([][]string, len(rows))
-	var width []int
-	for i, r := range rows {
-		cells[i] = make([]string, len(r))
-		for j, c := range r {
-			cells[i][j] = Cell(c)
-			if j == len(width) {
-				width = append(width, 0)
-			}
-			width[j] = max(width[j], utf8.RuneCountInString(cells[i][j]))
-		}
-	}
-	var b strings.Builder
-	for _, r := range cells {
-		for j, c := range r {
-			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
-			last := j == len(r)-1
-			switch {
-			case j < left && last:
-				b.WriteString(c)
-			case j < left:
-				b.WriteString(c + pad + "  ")
-			default:
-				b.WriteString(pad + c)
-				if !last {
-					b.WriteString("  ")
-				}
-			}
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
 
 // Cut is s when it has at most n characters, else its first n followed by

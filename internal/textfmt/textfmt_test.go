@@ -8,8 +8,9 @@ import (
 )
 
 func TestColumns_AlignsOnTheWidestName(t *testing.T) {
-	assert.Equal(t, "  a    one\n  bbb  two\n", Columns([]Row{{"a", "one"}, {"bbb", "two"}}, "  "))
-	assert.Equal(t, "", Columns(nil, "  "))
+	columns := Layout{Indent: "  ", Left: 2, Show: AsIs, ByteWidths: true}
+	assert.Equal(t, "  a    one\n  bbb  two\n", columns.Render([][]string{{"a", "one"}, {"bbb", "two"}}))
+	assert.Equal(t, "", columns.Render(nil))
 }
 
 func TestOneLine_WritesLineBreaksAsTwoCharacters(t *testing.T) {
