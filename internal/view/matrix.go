@@ -177,7 +177,7 @@ func shardMatrixText(stages []suite.StageMatrix, skipped []string) string {
 			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
 				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
 		}
-		rows[i] = []string{lineHead(s.name), text}
+		rows[i] = []string{textfmt.LineStart(s.name), text}
 	}
 	return explainLines(rows, "  ") + "  " + bookedLine(bs) + "\n"
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -107,26 +105,14 @@ func describePaths(paths []prune.PathClass, indent string) string {
 		case prune.PathSpared:
 			what = "spared by the no-GPU rule " + p.Rule
 		}
-		rows[i] = []string{lineHead(p.Path), what}
+		rows[i] = []string{textfmt.LineStart(p.Path), what}
 	}
 	return explainLines(rows, indent)
 }
 
-// lineHead shows text from outside miles-ci where it begins a line of an
-// explanation (a path of the PR's diff, a label): as is, or Go-quoted when
-// it holds a character that is not printable (a line break among them) or
-// the runner would read the line as a workflow command, so that it can
-// never end its line or start a command.
-func lineHead(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || textfmt.StartsCommand(s) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
 // explainLines lays out an explanation's lines: after indent, a name
-// (lineHead has made it inert), padded to the widest, then why (text
-// miles-ci words).
+// (textfmt.LineStart has made it inert), padded to the widest, then why
+// (text miles-ci words).
 func explainLines(rows [][]string, indent string) string {
 	return textfmt.Layout{Indent: indent, Left: 2, Show: textfmt.AsIs, ByteWidths: true}.Render(rows)
 }
@@ -135,7 +121,7 @@ func explainLines(rows [][]string, indent string) string {
 func describeStages(stages []prune.Stage, indent string) string {
 	rows := make([][]string, len(stages))
 	for i, s := range stages {
-		rows[i] = []string{lineHead(s.Name), s.Reason}
+		rows[i] = []string{textfmt.LineStart(s.Name), s.Reason}
 	}
 	return explainLines(rows, indent)
 }
@@ -149,7 +135,7 @@ func describeLabels(reasons []policy.LabelReason, indent string) string {
 		if !r.Included {
 			state = "not included: "
 		}
-		rows[i] = []string{lineHead(r.Label), state + r.Reason}
+		rows[i] = []string{textfmt.LineStart(r.Label), state + r.Reason}
 	}
 	return explainLines(rows, indent)
 }

@@ -171,7 +171,7 @@ func WriteOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registrati
 		}
 		n++
 		if overBudget(m, r.EstTime) {
-			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", cell(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
+			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", textfmt.OneColumn(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
 		}
 	}
 	measuredOf := fmt.Sprintf("%d of %s measured", n, textfmt.CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"))
@@ -240,7 +240,7 @@ func WriteSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 			runs++
 			total += r.EstTime
 		}
-		row := []string{cell(r.File), string(r.Backend), secondsShort(r.EstTime), cell(labels), nightly, disabled}
+		row := []string{textfmt.OneColumn(r.File), string(r.Backend), secondsShort(r.EstTime), textfmt.OneColumn(labels), nightly, disabled}
 		if measured != nil {
 			m, vs := measuredCells(r, measured)
 			row = slices.Insert(row, 3, m, vs)
@@ -260,7 +260,7 @@ func UnrunWarnings(unrun []suite.Unrun) []string {
 	out := make([]string, len(unrun))
 	for i, u := range unrun {
 		r := u.Registration
-		where := cell(r.File)
+		where := textfmt.OneColumn(r.File)
 		if r.Line > 0 {
 			where += ":" + strconv.Itoa(r.Line)
 		}
@@ -275,7 +275,7 @@ func UnrunWarnings(unrun []suite.Unrun) []string {
 }
 
 // writeTable writes the rows of a suites table, every column left-aligned;
-// cell has made the names from test files inert.
+// textfmt.OneColumn has kept each test file's name in its column.
 func writeTable(w io.Writer, rows [][]string) error {
 	_, err := io.WriteString(w, textfmt.Layout{Left: len(rows[0]), Show: textfmt.AsIs}.Render(rows))
 	return err
@@ -285,8 +285,3 @@ func writeTable(w io.Writer, rows [][]string) error {
 func secondsShort(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + "s"
 }
-
-// cell keeps a value on one line and in one column of a table.
-var cellEscaper = strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`)
-
-func cell(s string) string { return cellEscaper.Replace(s) }
