@@ -16,7 +16,8 @@ import (
 //
 //   - OneLine, a log line: CR and LF, so that a name never ends its line
 //     or starts one of its own (the Python runner's spelling);
-//   - OneColumn, a cell of the suites tables: also a tab;
+//   - OneColumn, a cell of the suites tables: also a tab, a vertical tab
+//     and a form feed;
 //   - Term, an answer's text: also every control and format character,
 //     so that none moves the cursor, changes colours or reorders text;
 //   - Cell, a cell of a table of data (Layout's default): Term, Go-quoted
@@ -28,10 +29,12 @@ import (
 // A step summary's text is Markdown's (markdown.go), a workflow command's
 // message or property ghactions.EscapeData's or EscapeProperty's.
 
-// lineBreaks and columnBreaks spell CR, LF and tab as two characters.
+// lineBreaks and columnBreaks spell CR, LF and tab as two characters,
+// a vertical tab and a form feed (which a terminal moves down a line for)
+// as Term does.
 var (
 	lineBreaks   = strings.NewReplacer("\r", `\r`, "\n", `\n`)
-	columnBreaks = strings.NewReplacer("\t", `\t`, "\r", `\r`, "\n", `\n`)
+	columnBreaks = strings.NewReplacer("\t", `\t`, "\r", `\r`, "\n", `\n`, "\v", `\x0b`, "\f", `\x0c`)
 )
 
 // OneLine returns s as a log line shows a name or other text that comes
@@ -46,10 +49,11 @@ func OneLine(s string) string {
 	return lineBreaks.Replace(s)
 }
 
-// OneColumn returns s as OneLine does, and a tab as `\t`: on one line and
-// in one column of a table.
+// OneColumn returns s as OneLine does, a tab as `\t`, a vertical tab and
+// a form feed as `\x0b` and `\x0c`: on one line and in one column of a
+// table.
 func OneColumn(s string) string {
-	if strings.IndexAny(s, "\t\r\n") < 0 {
+	if strings.IndexAny(s, "\t\v\f\r\n") < 0 {
 		return s
 	}
 	return columnBreaks.Replace(s)

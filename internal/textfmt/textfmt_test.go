@@ -67,6 +67,7 @@ func TestTerminalEscapers_EachEscapesMoreInOneSpelling(t *testing.T) {
 		{"tests/ünï.py", "tests/ünï.py", "tests/ünï.py", "tests/ünï.py", "tests/ünï.py"},
 		{"a\r\nb", `a\r\nb`, `a\r\nb`, `a\r\nb`, `"a\r\nb"`},
 		{"a\tb", "a\tb", `a\tb`, `a\tb`, `"a\tb"`},
+		{"a\vb\fc", "a\vb\fc", `a\x0bb\x0cc`, `a\x0bb\x0cc`, `"a\vb\fc"`},
 		{"a\x1b[2J\x07", "a\x1b[2J\x07", "a\x1b[2J\x07", `a\x1b[2J\x07`, `"a\x1b[2J\a"`},
 		{"::error::x", "::error::x", "::error::x", "::error::x", `"::error::x"`},
 		{"a\u00a0b", "a\u00a0b", "a\u00a0b", "a\u00a0b", `"a\u00a0b"`},
