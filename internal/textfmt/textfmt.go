@@ -2,8 +2,9 @@
 // shares: the one table printer (Layout: tables, and the aligned
 // two-column lines of explanations), counted nouns and shell words, so
 // every list and count reads the same; and how text from outside miles-ci
-// is shown inert in them, one function per output (Term, Cell and OneLine
-// for a terminal or log, Markdown and MarkdownCode for a step summary).
+// is shown inert in them, in one file per output: terminal.go for a
+// terminal or a log (OneLine, OneColumn, Term, Cell, LineStart),
+// markdown.go for a step summary (Markdown, MarkdownCode).
 package textfmt
 
 import (
