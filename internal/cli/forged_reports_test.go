@@ -185,3 +185,28 @@ func TestHelpHistory_StatesTheCellWidth(t *testing.T) {
 		assert.Contains(t, strings.Join(strings.Fields(out), " "), fmt.Sprintf("%d characters", textfmt.CellWidth), topic)
 	}
 }
+
+// `history timings` and `history setup` show report data inert, as
+// `history flaky` and `hosts` do: an ESC, a BEL, a CR or another control
+// character in a file name, a suite, a backend or a host (of a report, or
+// of a report's path in a skip warning) is written as text, on stdout and
+// stderr alike.
+func TestHistoryTimingsAndSetup_ReportDataIsInert(t *testing.T) {
+	dir := t.TempDir()
+	hostile := "\x1b[2J\x07\r\x1b]0;t\x07\u009b\x7f\x01"
+	forgedJob(t, dir, 0, "runner"+hostile, "host"+hostile, "1", "suite"+hostile, passAtOnce,
+		[]string{"tests/a" + hostile + ".py", "tests/b.py"})
+	// A file that is not a report, its path and content hostile: a skip warning names it.
+	bad := filepath.Join(dir, "job"+hostile, "x"+hostile+".json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bad), 0o755))
+	require.NoError(t, os.WriteFile(bad, []byte(`{"suite": "`+hostile+`", "files": 3}`), 0o644))
+	for _, q := range []string{"timings", "setup"} {
+		code, out, errOut := askAt(t, "history", q, "--from", dir)
+		require.Equal(t, 0, code, "%s: %s", q, errOut)
+		assert.Contains(t, out, `suite\x1b[2J\x07\r\x1b]0;t\x07\x9b\x7f\x01  cuda  `, q)
+		for _, c := range []string{"\x1b", "\x07", "\r", "\x7f", "\x01", "\u009b"} {
+			assert.NotContains(t, out, c, "%s: stdout holds %q", q, c)
+			assert.NotContains(t, errOut, c, "%s: stderr holds %q", q, c)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/docs"
 	"github.com/radixark/miles-ci/internal/suggest"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // addHelpTopics gives root the reference topics of package docs: `miles-ci
@@ -29,15 +30,12 @@ func addHelpTopics(root *cobra.Command) {
 
 // writeTopicList is the end of the root's help: each topic with its title.
 func writeTopicList(w io.Writer, name string) {
-	topics := docs.Topics()
-	width := 0
-	for _, t := range topics {
-		width = max(width, len(t.Name))
+	var rows [][]string
+	for _, t := range docs.Topics() {
+		rows = append(rows, []string{t.Name, t.Title})
 	}
 	fmt.Fprint(w, "\nAdditional help topics:\n")
-	for _, t := range topics {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, t.Title)
-	}
+	fmt.Fprint(w, textfmt.Layout{Indent: "  ", Left: 2, Show: textfmt.AsIs}.Render(rows))
 	fmt.Fprintf(w, "\nUse \"%s help TOPIC\" for more about a topic.\n", name)
 }
 

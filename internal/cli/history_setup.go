@@ -61,6 +61,13 @@ func historySetupRun(ctx context.Context, f *Factory, opts *HistorySetupOptions)
 	if opts.JSON {
 		return writeSetupJSON(f, suites)
 	}
+	return writeSetupText(f, suites)
+}
+
+// writeSetupText prints the answer's table (every name from a report
+// inert, as textfmt.Table shows it) and says how many suites knew no job
+// start.
+func writeSetupText(f *Factory, suites []*history.SuiteSetup) error {
 	if len(suites) == 0 {
 		_, err := fmt.Fprintln(f.Out, noAttempt)
 		return err
@@ -84,7 +91,7 @@ func historySetupRun(ctx context.Context, f *Factory, opts *HistorySetupOptions)
 		fmt.Fprintf(&b, "%s knew no job start: set MILES_CI_JOB_STARTED in the job's first step (miles-ci help migrate)\n",
 			textfmt.CountNoun(unknown, "suite"))
 	}
-	_, err = fmt.Fprint(f.Out, b.String())
+	_, err := fmt.Fprint(f.Out, b.String())
 	return err
 }
 

@@ -4,22 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
-// lineBreaks keeps a finding on its line whatever text of a workflow or a
-// file name it quotes, so no output line can start with a forged workflow
-// command.
-var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
-
 // WriteText writes one line per finding, PATH:LINE:COL: SEVERITY: MESSAGE
-// [RULE], then the summary line `N errors, M warnings`.
+// [RULE], then the summary line `N errors, M warnings`. Each line is
+// textfmt.OneLine's, whatever text of a workflow or a file name a finding
+// quotes, so no output line can start with a forged workflow command.
 func (r *Result) WriteText(w io.Writer) error {
 	for _, f := range r.Findings {
-		if _, err := fmt.Fprintln(w, lineBreaks.Replace(f.String())); err != nil {
+		if _, err := fmt.Fprintln(w, textfmt.OneLine(f.String())); err != nil {
 			return err
 		}
 	}

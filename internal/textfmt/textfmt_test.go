@@ -8,8 +8,9 @@ import (
 )
 
 func TestColumns_AlignsOnTheWidestName(t *testing.T) {
-	assert.Equal(t, "  a    one\n  bbb  two\n", Columns([]Row{{"a", "one"}, {"bbb", "two"}}, "  "))
-	assert.Equal(t, "", Columns(nil, "  "))
+	columns := Layout{Indent: "  ", Left: 2, Show: AsIs, ByteWidths: true}
+	assert.Equal(t, "  a    one\n  bbb  two\n", columns.Render([][]string{{"a", "one"}, {"bbb", "two"}}))
+	assert.Equal(t, "", columns.Render(nil))
 }
 
 func TestOneLine_WritesLineBreaksAsTwoCharacters(t *testing.T) {
@@ -57,4 +58,23 @@ func TestTable_BoundsEveryCellAndAlignsByCharacters(t *testing.T) {
 		"b.py"+strings.Repeat(" ", CellWidth-3)+`  "::x"    12`+"\n", out)
 	// A left-aligned last column is not padded.
 	assert.Equal(t, "a    bb\nccc  d\n", Table([][]string{{"a", "bb"}, {"ccc", "d"}}, 2))
+}
+
+// Each terminal escaper escapes what the one before it does, and more,
+// in one spelling; an ordinary name is left as it is by all of them.
+func TestTerminalEscapers_EachEscapesMoreInOneSpelling(t *testing.T) {
+	for _, c := range []struct{ in, oneLine, oneColumn, term, lineStart string }{
+		{"tests/ünï.py", "tests/ünï.py", "tests/ünï.py", "tests/ünï.py", "tests/ünï.py"},
+		{"a\r\nb", `a\r\nb`, `a\r\nb`, `a\r\nb`, `"a\r\nb"`},
+		{"a\tb", "a\tb", `a\tb`, `a\tb`, `"a\tb"`},
+		{"a\vb\fc", "a\vb\fc", `a\x0bb\x0cc`, `a\x0bb\x0cc`, `"a\vb\fc"`},
+		{"a\x1b[2J\x07", "a\x1b[2J\x07", "a\x1b[2J\x07", `a\x1b[2J\x07`, `"a\x1b[2J\a"`},
+		{"::error::x", "::error::x", "::error::x", "::error::x", `"::error::x"`},
+		{"a\u00a0b", "a\u00a0b", "a\u00a0b", "a\u00a0b", `"a\u00a0b"`},
+	} {
+		assert.Equal(t, c.oneLine, OneLine(c.in), "OneLine %q", c.in)
+		assert.Equal(t, c.oneColumn, OneColumn(c.in), "OneColumn %q", c.in)
+		assert.Equal(t, c.term, Term(c.in), "Term %q", c.in)
+		assert.Equal(t, c.lineStart, LineStart(c.in), "LineStart %q", c.in)
+	}
 }

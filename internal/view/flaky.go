@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -81,7 +80,7 @@ type yamlText string
 
 func (s yamlText) MarshalYAML() (any, error) {
 	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(s)}
-	if strings.ContainsFunc(string(s), func(r rune) bool { return !unicode.IsPrint(r) }) {
+	if !textfmt.Printable(string(s)) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n, nil

@@ -162,7 +162,7 @@ func ShardMatrixMarkdown(stages []suite.StageMatrix, skipped []string) string {
 // shardMatrixText is the explanation's account of the same.
 func shardMatrixText(stages []suite.StageMatrix, skipped []string) string {
 	bs := bookings(stages, skipped)
-	rows := make([]textfmt.Row, len(bs))
+	rows := make([][]string, len(bs))
 	for i, s := range bs {
 		ids := make([]string, len(stages[i].Matrix.Include))
 		for j, e := range stages[i].Matrix.Include {
@@ -177,7 +177,7 @@ func shardMatrixText(stages []suite.StageMatrix, skipped []string) string {
 			text = fmt.Sprintf("%d of %d shards (%s), longest %s est. min, %s, on %s",
 				s.booked, s.roster, strings.Join(ids, ", "), minutes(s), textfmt.CountNoun(s.tests, "test"), s.runsOn)
 		}
-		rows[i] = textfmt.Row{Name: lineHead(s.name), Text: text}
+		rows[i] = []string{textfmt.LineStart(s.name), text}
 	}
-	return textfmt.Columns(rows, "  ") + "  " + bookedLine(bs) + "\n"
+	return explainLines(rows, "  ") + "  " + bookedLine(bs) + "\n"
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
@@ -98,7 +96,7 @@ func (v *PolicyView) WriteJSON(w io.Writer) error {
 
 // describePaths writes one line per path, indented, the classes aligned.
 func describePaths(paths []prune.PathClass, indent string) string {
-	rows := make([]textfmt.Row, len(paths))
+	rows := make([][]string, len(paths))
 	for i, p := range paths {
 		what := "matches no rule: affects every PR GPU stage"
 		switch p.Class {
@@ -107,42 +105,37 @@ func describePaths(paths []prune.PathClass, indent string) string {
 		case prune.PathSpared:
 			what = "spared by the no-GPU rule " + p.Rule
 		}
-		rows[i] = textfmt.Row{Name: lineHead(p.Path), Text: what}
+		rows[i] = []string{textfmt.LineStart(p.Path), what}
 	}
-	return textfmt.Columns(rows, indent)
+	return explainLines(rows, indent)
 }
 
-// lineHead shows text from outside miles-ci where it begins a line of an
-// explanation (a path of the PR's diff, a label): as is, or Go-quoted when
-// it holds a character that is not printable (a line break among them) or
-// the runner would read the line as a workflow command, so that it can
-// never end its line or start a command.
-func lineHead(s string) string {
-	if strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) || textfmt.StartsCommand(s) {
-		return strconv.Quote(s)
-	}
-	return s
+// explainLines lays out an explanation's lines: after indent, a name
+// (textfmt.LineStart has made it inert), padded to the widest, then why
+// (text miles-ci words).
+func explainLines(rows [][]string, indent string) string {
+	return textfmt.Layout{Indent: indent, Left: 2, Show: textfmt.AsIs, ByteWidths: true}.Render(rows)
 }
 
 // describeStages writes one line per stage, indented, the reasons aligned.
 func describeStages(stages []prune.Stage, indent string) string {
-	rows := make([]textfmt.Row, len(stages))
+	rows := make([][]string, len(stages))
 	for i, s := range stages {
-		rows[i] = textfmt.Row{Name: lineHead(s.Name), Text: s.Reason}
+		rows[i] = []string{textfmt.LineStart(s.Name), s.Reason}
 	}
-	return textfmt.Columns(rows, indent)
+	return explainLines(rows, indent)
 }
 
 // describeLabels writes one line per reason, indented, the labels aligned:
 // `label  included: why` or `label  not included: why`.
 func describeLabels(reasons []policy.LabelReason, indent string) string {
-	rows := make([]textfmt.Row, len(reasons))
+	rows := make([][]string, len(reasons))
 	for i, r := range reasons {
 		state := "included: "
 		if !r.Included {
 			state = "not included: "
 		}
-		rows[i] = textfmt.Row{Name: lineHead(r.Label), Text: state + r.Reason}
+		rows[i] = []string{textfmt.LineStart(r.Label), state + r.Reason}
 	}
-	return textfmt.Columns(rows, indent)
+	return explainLines(rows, indent)
 }

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/pyfmt"
@@ -115,18 +115,17 @@ func countSuites(cfg *config.Config, reg *registry.Registry) map[string]*suiteCo
 
 func WriteRoster(w io.Writer, cfg *config.Config, reg *registry.Registry) error {
 	counts := countSuites(cfg, reg)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SUITE\tBACKEND\tRUNS ON\tSHARDS\tENABLED\tDISABLED\tNIGHTLY-ONLY\tEST TOTAL")
+	rows := [][]string{{"SUITE", "BACKEND", "RUNS ON", "SHARDS", "ENABLED", "DISABLED", "NIGHTLY-ONLY", "EST TOTAL"}}
 	for _, s := range cfg.Suites {
 		c := counts[s.Name]
 		name := s.Name
 		if s.External {
 			name += " (external)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", name, s.Backend, strings.Join(s.RunsOn, ","),
-			s.Shards, c.enabled, c.disabled, c.nightly, secondsShort(c.estTotal))
+		rows = append(rows, []string{name, string(s.Backend), strings.Join(s.RunsOn, ","), strconv.Itoa(s.Shards),
+			strconv.Itoa(c.enabled), strconv.Itoa(c.disabled), strconv.Itoa(c.nightly), secondsShort(c.estTotal)})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, rows); err != nil {
 		return err
 	}
 	implicit := 0
@@ -172,7 +171,7 @@ func WriteOverBudget(w io.Writer, cfg *config.Config, regs []registry.Registrati
 		}
 		n++
 		if overBudget(m, r.EstTime) {
-			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", cell(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
+			lines = append(lines, fmt.Sprintf("  - %s (%s): measured %s, est_time %s", textfmt.OneColumn(r.File), r.Suite, secondsShort(m), secondsShort(r.EstTime)))
 		}
 	}
 	measuredOf := fmt.Sprintf("%d of %s measured", n, textfmt.CountNoun(countEnabledInJobs(cfg, regs), "enabled registration"))
@@ -217,11 +216,9 @@ func WriteSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 		return err
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	rows := [][]string{{"FILE", "BACKEND", "EST", "LABELS", "NIGHTLY", "DISABLED"}}
 	if measured != nil {
-		fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tMEASURED\tVS EST\tLABELS\tNIGHTLY\tDISABLED")
-	} else {
-		fmt.Fprintln(tw, "FILE\tBACKEND\tEST\tLABELS\tNIGHTLY\tDISABLED")
+		rows[0] = []string{"FILE", "BACKEND", "EST", "MEASURED", "VS EST", "LABELS", "NIGHTLY", "DISABLED"}
 	}
 	runs, total := 0, 0.0
 	for _, r := range regs {
@@ -243,14 +240,14 @@ func WriteSuiteDetail(w io.Writer, name string, suites []config.Suite, regs []re
 			runs++
 			total += r.EstTime
 		}
+		row := []string{textfmt.OneColumn(r.File), string(r.Backend), secondsShort(r.EstTime), textfmt.OneColumn(labels), nightly, disabled}
 		if measured != nil {
 			m, vs := measuredCells(r, measured)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.File), r.Backend, secondsShort(r.EstTime), m, vs, cell(labels), nightly, disabled)
-			continue
+			row = slices.Insert(row, 3, m, vs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", cell(r.File), r.Backend, secondsShort(r.EstTime), cell(labels), nightly, disabled)
+		rows = append(rows, row)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%s; %d enabled in the suite's job, est total %s\n", textfmt.CountNoun(len(regs), "registration"), runs, secondsShort(total))
@@ -263,7 +260,7 @@ func UnrunWarnings(unrun []suite.Unrun) []string {
 	out := make([]string, len(unrun))
 	for i, u := range unrun {
 		r := u.Registration
-		where := cell(r.File)
+		where := textfmt.OneColumn(r.File)
 		if r.Line > 0 {
 			where += ":" + strconv.Itoa(r.Line)
 		}
@@ -277,12 +274,14 @@ func UnrunWarnings(unrun []suite.Unrun) []string {
 	return out
 }
 
+// writeTable writes the rows of a suites table, every column left-aligned;
+// textfmt.OneColumn has kept each test file's name in its column.
+func writeTable(w io.Writer, rows [][]string) error {
+	_, err := io.WriteString(w, textfmt.Layout{Left: len(rows[0]), Show: textfmt.AsIs}.Render(rows))
+	return err
+}
+
 // seconds writes an estimate the short way: 90s, 1.5s.
 func secondsShort(v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64) + "s"
 }
-
-// cell keeps a value on one line and in one column of a table.
-var cellEscaper = strings.NewReplacer("\t", `\t`, "\n", `\n`, "\r", `\r`)
-
-func cell(s string) string { return cellEscaper.Replace(s) }

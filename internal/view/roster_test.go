@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,4 +83,34 @@ func TestWriteOverBudget_IsPastTheRunnersTruncatedLimit(t *testing.T) {
 	var b strings.Builder
 	assert.NoError(t, WriteOverBudget(&b, cfg, regs, timings.Timings{"tests/e2e/test_a.py": 2.4}))
 	assert.Contains(t, b.String(), "1 over 1.25 x est_time")
+}
+
+// A test file's name holding a tab, a line break, a vertical tab or a form
+// feed stays on its own line of the suite's table, in its column: no part
+// of it can begin a line (a forged "::error::" among them) or move the
+// cursor down.
+func TestWriteSuiteDetail_ANameStaysOnItsLineAndInItsColumn(t *testing.T) {
+	suites := config.Default().Suites[:1]
+	var regs []registry.Registration
+	for _, name := range []string{"tests/a\tb.py", "tests/c\n::error::d.py", "tests/e\v::error::f.py", "tests/g\f::error::h.py", "tests/ok.py"} {
+		regs = append(regs, registry.Registration{File: name, Backend: suites[0].Backend, Suite: suites[0].Name, EstTime: 1})
+	}
+	var b strings.Builder
+	assert.NoError(t, WriteSuiteDetail(&b, suites[0].Name, suites, regs, nil))
+	lines := strings.Split(b.String(), "\n")
+	row := func(name string) string {
+		return fmt.Sprintf("%-24s  %-7s  1s   -       -        -", name, suites[0].Backend)
+	}
+	assert.Equal(t, []string{
+		row(`tests/a\tb.py`),
+		row(`tests/c\n::error::d.py`),
+		row(`tests/e\x0b::error::f.py`),
+		row(`tests/g\x0c::error::h.py`),
+		row(`tests/ok.py`),
+	}, lines[3:8])
+	for _, l := range lines {
+		assert.NotContains(t, l, "\v")
+		assert.NotContains(t, l, "\f")
+		assert.False(t, strings.HasPrefix(l, "::"), "%q", l)
+	}
 }
