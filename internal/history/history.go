@@ -251,6 +251,17 @@ type Reader interface {
 	Close() error
 }
 
+// Answer is a question asked of the history, answered from its rows
+// alone, whichever store they come from: Filter narrows the filter the
+// asker gives to the rows the answer reads (statuses, grouping, columns),
+// and Add takes them one at a time, in the order the Reader gives them.
+// Each question is one file of this package (timings.go, flaky.go,
+// hosts.go, setup.go): its answer, its filter and what it computes.
+type Answer interface {
+	Filter(f Filter) Filter
+	Add(r *Row) error
+}
+
 // Writer adds rows to a store. A row already there (the same run, suite,
 // shard, file and attempt) is left as it is, so a retried write or a
 // second import adds nothing; added counts the rows that were new.

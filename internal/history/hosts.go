@@ -20,6 +20,39 @@ func HostsFilter(f Filter) Filter {
 	return f
 }
 
+// HostsAnswer is the hosts question asked of the history: the rows of a
+// HostsFilter scan, each as package hostcheck counts it (HostRow), into
+// an analyzer.
+type HostsAnswer struct {
+	*hostcheck.Analyzer
+	// Rows counts the attempts counted; Hostless those of runs that name
+	// no host, which are left out.
+	Rows, Hostless int
+}
+
+// NewHostsAnswer returns an answer whose verdict calls a host suspect at
+// minContradicted contradicted failures.
+func NewHostsAnswer(minContradicted int) *HostsAnswer {
+	return &HostsAnswer{Analyzer: hostcheck.New(minContradicted)}
+}
+
+var _ Answer = (*HostsAnswer)(nil)
+
+// Filter is HostsFilter.
+func (a *HostsAnswer) Filter(f Filter) Filter { return HostsFilter(f) }
+
+// Add counts one row.
+func (a *HostsAnswer) Add(r *Row) error {
+	row, ok := HostRow(r)
+	if !ok {
+		a.Hostless++
+		return nil
+	}
+	a.Rows++
+	a.Analyzer.Add(row)
+	return nil
+}
+
 // hostJob is the job a run is counted as, read from a report (ReportHosts)
 // or from the history's rows (HostRow) alike: the workflow run, its job,
 // the suite and its shard, and when it started. Source is the caller's.
