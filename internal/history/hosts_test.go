@@ -1,7 +1,9 @@
 package history
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -83,4 +85,59 @@ func TestHostRowsOf_AJobRunningASuiteTwiceIsTwoJobs(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, first, second)
 	assert.Equal(t, first, copyOfFirst)
+}
+
+// ReportFiles lists a directory in the walk's order; report hosts reads
+// the files by whole path, as it always has: the two differ where a name
+// holds a byte below '/', and the order picks which copy of a job counts.
+func TestReportHosts_ReadsADirectoryByWholePathAndSkipsWhatItCannotPlace(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(rel string, r *report.Report) {
+		t.Helper()
+		path := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		r.Finish()
+		require.NoError(t, report.Write(path, r))
+	}
+	job := func() *report.Report {
+		return &report.Report{Suite: "s", Backend: "cuda", Host: &report.Host{Runner: "r1", Repository: "o/r", RunID: "1", RunAttempt: "1", Job: "gpu"},
+			Files: []report.File{{File: "a.py", Status: report.Pass, Attempts: 1, AttemptsDetail: []report.Attempt{{Attempt: 1, Status: report.Pass}}}}}
+	}
+	mk("run/report.json", job())
+	mk("run-2/report.json", job())
+	mk("old.json", &report.Report{Suite: "s", Backend: "cuda"})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "timings.json"), []byte("[]"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "run"), filepath.Join(dir, "zz-link")))
+
+	at, err := ReportFiles(dir)
+	require.NoError(t, err)
+	assert.True(t, at.Dir)
+	rel := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			r, err := filepath.Rel(dir, p)
+			require.NoError(t, err)
+			out = append(out, r)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"old.json", "run/report.json", "run-2/report.json", "timings.json"}, rel(at.Files), "the walk's order")
+	assert.Equal(t, []string{"zz-link"}, rel(at.Links))
+
+	h := &ReportHosts{Paths: []string{dir}}
+	var rows []hostcheck.Row
+	require.NoError(t, h.Scan(func(r hostcheck.Row) { rows = append(rows, r) }))
+	assert.Equal(t, 1, h.Reports)
+	assert.Len(t, rows, 1)
+	q := func(rel string) string { return strconv.Quote(filepath.Join(dir, rel)) }
+	assert.Equal(t, []string{
+		"skipped " + q("zz-link") + ": a link found in a directory (only a link named on the command line is followed)",
+		"skipped " + q("old.json") + `: cannot be placed on a host: no "host" (an older miles-ci wrote it)`,
+		"skipped " + q("run/report.json") + ": repeats a job read before (same run, attempt, job, suite and shard); counted once",
+		"skipped " + q("timings.json") + ": not a run report (the document is a JSON array; expected an object)",
+	}, h.Skipped.Warnings(), "run-2/report.json is read first, by whole path")
+
+	// A file named that is no run report is an error, not a skip.
+	h = &ReportHosts{Paths: []string{filepath.Join(dir, "timings.json")}}
+	assert.Error(t, h.Scan(func(hostcheck.Row) {}))
 }
