@@ -3,9 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 
-	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -45,10 +43,7 @@ miles-ci help hosts.`,
 	}
 	fs := cmd.Flags()
 	opts.historyQuery.bind(fs, "print the jobs, the hosts and the verdict as JSON")
-	fs.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
-	flagkind.Set(fs.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
-		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
-	fs.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
+	bindHostsVerdict(fs, &opts.Strict, &opts.MinContradicted)
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/history"
@@ -55,10 +56,7 @@ suspect. See miles-ci help hosts.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.JSON, "json", false, "print the jobs, the hosts and the verdict as JSON")
-	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
-	flagkind.Set(fl.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
-		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
-	fl.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
+	bindHostsVerdict(fl, &opts.Strict, &opts.MinContradicted)
 	return cmd
 }
 
@@ -96,6 +94,15 @@ func printHosts(f *Factory, res *hostcheck.Result, asJSON, strict bool) error {
 		return err
 	}
 	return hostsVerdict(res, strict)
+}
+
+// bindHostsVerdict declares the flags of the verdict of report hosts and
+// history hosts alike: --strict and --min-contradicted.
+func bindHostsVerdict(fs *pflag.FlagSet, strict *bool, minContradicted *int) {
+	fs.BoolVar(strict, "strict", false, "exit 1 when a host is suspect")
+	flagkind.Set(fs.VarPF(intValue{minContradicted}, "min-contradicted", "",
+		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
+	fs.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
 }
 
 // hostsVerdict is --strict's rule for report hosts and history hosts
