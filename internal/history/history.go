@@ -12,6 +12,12 @@
 // writes it to the database at the end of each file and when `history
 // import` or a directory reader reads the report later, so the two paths
 // cannot disagree.
+//
+// Each question is an Answer in a file of its own (timings.go, flaky.go,
+// hosts.go, setup.go). `report hosts`, which needs more of a report than
+// its rows (the files never run, a preflight's verdict), reads the
+// reports through the same walker (ReportFiles) into the hosts answer's
+// rows (ReportHosts, HostRowsOf).
 package history
 
 import (

@@ -249,23 +249,26 @@ func (h *ReportHosts) Scan(add func(hostcheck.Row)) error {
 	return nil
 }
 
-// HostSkips is what ReportHosts left out: how many files for each reason,
-// in the order the reasons first came, with the first file's path.
+// HostSkips is what ReportHosts left out: a Skip (its count and first
+// file) for each reason, in the order the reasons first came. Its reasons
+// carry the problem itself (each kind of broken file is a line of its
+// own), where the directory reader's Skipped has a fixed few.
 type HostSkips struct {
 	reasons []string
-	count   map[string]int
-	first   map[string]string
+	by      map[string]*Skip
 }
 
 func (s *HostSkips) add(reason, path string) {
-	if s.count == nil {
-		s.count, s.first = map[string]int{}, map[string]string{}
-	}
-	if s.count[reason] == 0 {
+	k := s.by[reason]
+	if k == nil {
+		if s.by == nil {
+			s.by = map[string]*Skip{}
+		}
+		k = &Skip{}
+		s.by[reason] = k
 		s.reasons = append(s.reasons, reason)
-		s.first[reason] = path
 	}
-	s.count[reason]++
+	k.add(path, "")
 }
 
 // Warnings returns one line per reason, naming the first file skipped
@@ -273,9 +276,10 @@ func (s *HostSkips) add(reason, path string) {
 func (s *HostSkips) Warnings() []string {
 	var out []string
 	for _, r := range s.reasons {
-		which := strconv.Quote(s.first[r])
-		if n := s.count[r]; n > 1 {
-			which += fmt.Sprintf(" and %d more", n-1)
+		k := s.by[r]
+		which := strconv.Quote(k.First)
+		if k.Count > 1 {
+			which += fmt.Sprintf(" and %d more", k.Count-1)
 		}
 		out = append(out, fmt.Sprintf("skipped %s: %s", which, r))
 	}
