@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/textfmt"
-	"github.com/spf13/cobra"
 )
 
 // HistoryHostsOptions are the flags of `miles-ci history hosts`.
