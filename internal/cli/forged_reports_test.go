@@ -103,13 +103,7 @@ func TestForgedReports_NamesCostABoundedWidthAndStayInert(t *testing.T) {
 	// 42 jobs of one or four files: a few kB of table, where padding every
 	// row to the 200 kB name wrote more than 8 MB.
 	const limit = 32 << 10
-	for _, args := range [][]string{
-		{"history", "timings", "--from", dir},
-		{"history", "flaky", "--from", dir},
-		{"history", "setup", "--from", dir},
-		{"history", "hosts", "--from", dir},
-		{"report", "hosts", dir},
-	} {
+	for _, args := range append(questionArgs("--from", dir), []string{"report", "hosts", dir}) {
 		code, out, errOut := askAt(t, args...)
 		require.Equal(t, 0, code, "%v: %s", args, errOut)
 		assertInert(t, strings.Join(args[:2], " "), out+errOut, limit)

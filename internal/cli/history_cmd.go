@@ -37,8 +37,25 @@ func NewCmdHistory(f *Factory) *cobra.Command {
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
-	cmd.AddCommand(newCmdHistoryImport(f, nil), newCmdHistoryTimings(f, nil), newCmdHistoryFlaky(f, nil), newCmdHistoryHosts(f, nil), newCmdHistorySetup(f, nil))
+	cmd.AddCommand(newCmdHistoryImport(f, nil))
+	for _, q := range historyQuestions {
+		cmd.AddCommand(q(f))
+	}
 	return cmd
+}
+
+// historyQuestions are the questions `miles-ci history` asks of the run
+// history. Each file history_<question>.go registers its own, as a lint
+// rule does: a new question is its answer in internal/history (a
+// history.Answer), its file here, its tests and its section in
+// history.md, and no list to keep elsewhere. Cobra sorts the commands, so
+// the order of registration never shows.
+var historyQuestions []func(*Factory) *cobra.Command
+
+// historyQuestion registers the constructor of a question's command.
+func historyQuestion(newCmd func(*Factory) *cobra.Command) bool {
+	historyQuestions = append(historyQuestions, newCmd)
+	return true
 }
 
 // historyFilterFlags are the flags that narrow the rows a question reads.
@@ -160,87 +177,13 @@ func warnSkipped(f *Factory, r history.Reader, names string) {
 	}
 }
 
-// historyError says what failed, never the URL (see history.Error).
-func historyError(err error) error {
-	return fmt.Errorf("history: %w", err)
-}
-
-// HistoryTimingsOptions are the flags of `miles-ci history timings`.
-type HistoryTimingsOptions struct {
-	historyQuery
-	Output   string
-	Quantile string
-}
-
-func newCmdHistoryTimings(f *Factory, runF func(*HistoryTimingsOptions) error) *cobra.Command {
-	opts := &HistoryTimingsOptions{}
-	cmd := &cobra.Command{
-		Use:   "timings --from DIR|URL [--suite S] [--cadence C] [--last N | --days D] [--json] [-o FILE [--quantile Q]]",
-		Short: "How long each test file takes: runs, median, p90 and max of its passed attempts",
-		Long: `Print, for each test file and the suite that ran it, how many runs passed it
-and the median, 90th percentile and greatest of those runs' seconds, from the
-run history: a directory of run reports (--json-report; gh run download
-leaves them so) or the fleet's PostgreSQL database (a postgres:// URL). Both
-give the same output for the same runs, byte for byte. Only passed attempts
-count. Quantiles interpolate linearly between the sorted runs (numpy's
-default). With -o, also write a timings file holding each file's --quantile
-(default the median) for --timings and timings apply.`,
-		Example: `  miles-ci history timings --from reports/
-  miles-ci history timings --from "$MILES_CI_HISTORY_URL" --suite stage-b-2-gpu-h200 --last 20 --json
-  miles-ci history timings --from reports/ -o p90.json --quantile 0.9`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return historyTimingsRun(cmd.Context(), f, opts)
-		},
-	}
-	fs := cmd.Flags()
-	opts.historyQuery.bind(fs, "print the answer as JSON")
-	flagkind.String(fs, &opts.Output, "output", "o", "also write a timings file of each file's --quantile to `FILE`", flagkind.Output, "json")
-	flagkind.String(fs, &opts.Quantile, "quantile", "", "the figure -o writes: a quantile `Q` above 0 and at most 1, or pNN (default 0.5, the median)", flagkind.Text)
-	return cmd
-}
-
-func historyTimingsRun(ctx context.Context, f *Factory, opts *HistoryTimingsOptions) error {
-	if opts.From == "" {
+// scanHistory asks the history at from: the rows that filter and the
+// answer keep go to the answer, within historyQueryTimeout, and it warns
+// about what the scan skipped (a directory's files, a database's rows).
+func scanHistory(ctx context.Context, f *Factory, from string, filter history.Filter, answer history.Answer) error {
+	if from == "" {
 		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
 	}
-	q := 0.5
-	if opts.Quantile != "" {
-		if opts.Output == "" {
-			return usageErrorf("--quantile is the figure -o writes; give -o FILE")
-		}
-		var err error
-		if q, err = timings.ParseQuantile(opts.Quantile); err != nil {
-			return usageErrorf("--quantile: %v", err)
-		}
-	}
-	filter, err := opts.filter(f.now())
-	if err != nil {
-		return err
-	}
-	answer, err := askTimings(ctx, f, opts.From, filter)
-	if err != nil {
-		return err
-	}
-	files := answer.Files()
-	if opts.Output != "" {
-		if err := writeQuantileTimings(opts.Output, files, q); err != nil {
-			return err
-		}
-		fmt.Fprintf(f.ErrOut, "wrote the %s of %s to %s\n", timings.QuantileName(q), textfmt.CountNoun(len(files), "file"), textfmt.OneLine(opts.Output))
-	}
-	if opts.JSON {
-		return writeTimingsJSON(f, files)
-	}
-	return writeTimingsText(f, files)
-}
-
-// askTimings reads the passed attempts that filter keeps from the
-// history at from, into the timings answer.
-func askTimings(ctx context.Context, f *Factory, from string, filter history.Filter) (*history.TimingsAnswer, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -248,15 +191,23 @@ func askTimings(ctx context.Context, f *Factory, from string, filter history.Fil
 	defer cancel()
 	r, err := openHistory(ctx, from)
 	if err != nil {
-		return nil, historyError(err)
+		return historyError(err)
 	}
 	defer r.Close()
-	answer := &history.TimingsAnswer{}
-	if err := r.Scan(ctx, history.TimingsFilter(filter), answer.Add); err != nil {
-		return nil, historyError(err)
+	if err := r.Scan(ctx, answer.Filter(filter), answer.Add); err != nil {
+		return historyError(err)
 	}
 	warnSkipped(f, r, from)
-	return answer, nil
+	return nil
+}
+
+// noAttempt is what a question prints when the history has no row it
+// keeps: an answer (nothing failed), not an error.
+const noAttempt = "no attempt in the history matches"
+
+// historyError says what failed, never the URL (see history.Error).
+func historyError(err error) error {
+	return fmt.Errorf("history: %w", err)
 }
 
 // secs3 prints seconds to the millisecond, the precision of a report.

@@ -10,38 +10,8 @@ import (
 
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/history"
-	"github.com/radixark/miles-ci/internal/hostcheck"
-	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/view"
 )
-
-// scanHistory reads the rows that filter keeps from the history at from
-// into add, within historyQueryTimeout, and warns about what the scan
-// skipped (a directory's files, a database's rows).
-func scanHistory(ctx context.Context, f *Factory, from string, filter history.Filter, add func(*history.Row) error) error {
-	if from == "" {
-		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
-	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithTimeout(ctx, historyQueryTimeout)
-	defer cancel()
-	r, err := openHistory(ctx, from)
-	if err != nil {
-		return historyError(err)
-	}
-	defer r.Close()
-	if err := r.Scan(ctx, filter, add); err != nil {
-		return historyError(err)
-	}
-	warnSkipped(f, r, from)
-	return nil
-}
-
-// noAttempt is what a question prints when the history has no row it
-// keeps: an answer (nothing failed), not an error.
-const noAttempt = "no attempt in the history matches"
 
 // HistoryFlakyOptions are the flags of `miles-ci history flaky`.
 type HistoryFlakyOptions struct {
@@ -50,6 +20,8 @@ type HistoryFlakyOptions struct {
 	MinRate    string
 	Quarantine bool
 }
+
+var _ = historyQuestion(func(f *Factory) *cobra.Command { return newCmdHistoryFlaky(f, nil) })
 
 func newCmdHistoryFlaky(f *Factory, runF func(*HistoryFlakyOptions) error) *cobra.Command {
 	opts := &HistoryFlakyOptions{}
@@ -114,12 +86,7 @@ func historyFlakyRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions)
 		return err
 	}
 	answer := &history.FlakyAnswer{}
-	rows := 0
-	err = scanHistory(ctx, f, opts.From, history.FlakyFilter(filter), func(r *history.Row) error {
-		rows++
-		return answer.Add(r)
-	})
-	if err != nil {
+	if err := scanHistory(ctx, f, opts.From, filter, answer); err != nil {
 		return err
 	}
 	res := answer.Result()
@@ -134,83 +101,9 @@ func historyFlakyRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions)
 		return view.Quarantine(f.Out, files, minRate)
 	case opts.JSON:
 		return view.FlakyJSON(f.Out, res, files, minRate)
-	case rows == 0:
+	case answer.Rows() == 0:
 		_, err := fmt.Fprintln(f.Out, noAttempt)
 		return err
 	}
 	return view.Flaky(f.Out, res, files)
-}
-
-// HistoryHostsOptions are the flags of `miles-ci history hosts`.
-type HistoryHostsOptions struct {
-	historyQuery
-	Strict          bool
-	MinContradicted int
-}
-
-func newCmdHistoryHosts(f *Factory, runF func(*HistoryHostsOptions) error) *cobra.Command {
-	opts := &HistoryHostsOptions{MinContradicted: hostcheck.DefaultMinContradicted}
-	cmd := &cobra.Command{
-		Use:   "hosts --from DIR|URL [--suite S] [--cadence C] [--last N | --days D] [--json] [--strict] [--min-contradicted N]",
-		Short: "Find the hosts to blame across the runs of the history, as report hosts does",
-		Long: `Print the analysis of report hosts (each job with where it ran and how it went,
-each host's counts, and the verdict naming each suspect host with its
-evidence) from the run history: a directory of run reports, or the fleet's
-PostgreSQL database; both give the same output for the same runs. The
-history keeps attempts, so a job counts the files it ran (none "not run"),
-and a job a GPU preflight stopped before its first file is not in it.
---strict exits 1 when a host is suspect. See miles-ci help history and
-miles-ci help hosts.`,
-		Example: `  miles-ci history hosts --from "$MILES_CI_HISTORY_URL" --cadence nightly --days 30 --strict`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return historyHostsRun(cmd.Context(), f, opts)
-		},
-	}
-	fs := cmd.Flags()
-	opts.historyQuery.bind(fs, "print the jobs, the hosts and the verdict as JSON")
-	fs.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
-	flagkind.Set(fs.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
-		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
-	fs.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
-	return cmd
-}
-
-func historyHostsRun(ctx context.Context, f *Factory, opts *HistoryHostsOptions) error {
-	if opts.MinContradicted < 1 {
-		return usageErrorf("--min-contradicted must be at least 1")
-	}
-	filter, err := opts.filter(f.now())
-	if err != nil {
-		return err
-	}
-	a := hostcheck.New(opts.MinContradicted)
-	rows, hostless := 0, 0
-	err = scanHistory(ctx, f, opts.From, history.HostsFilter(filter), func(r *history.Row) error {
-		row, ok := history.HostRow(r)
-		if !ok {
-			hostless++
-			return nil
-		}
-		rows++
-		a.Add(row)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if hostless > 0 {
-		fmt.Fprintf(f.ErrOut, "warning: history hosts: skipped %s of runs that name no host (neither a runner nor a hostname)\n",
-			textfmt.CountNoun(hostless, "attempt"))
-	}
-	if rows == 0 && !opts.JSON {
-		if _, err := fmt.Fprintln(f.Out, noAttempt); err != nil {
-			return err
-		}
-		return hostsVerdict(a.Result(), opts.Strict)
-	}
-	return printHosts(f, a.Result(), opts.JSON, opts.Strict)
 }

@@ -264,13 +264,7 @@ func TestForgedReports_FromTheDatabaseStayInert(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, fmt.Sprintf("history import: %d rows added, 0 already present, from %d reports\n", 2*4+4+forgedRuns*2, forgedRuns+2), out)
 	const limit = 32 << 10
-	for _, args := range [][]string{
-		{"history", "timings"},
-		{"history", "flaky"},
-		{"history", "flaky", "--quarantine"},
-		{"history", "setup"},
-		{"history", "hosts"},
-	} {
+	for _, args := range append(questionArgs(), []string{"history", "flaky", "--quarantine"}) {
 		code, out, errOut := askAt(t, append(args, "--from", url)...)
 		require.Equal(t, 0, code, "%v: %s", args, errOut)
 		if args[len(args)-1] == "--quarantine" {

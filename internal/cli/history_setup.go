@@ -19,6 +19,8 @@ type HistorySetupOptions struct {
 	historyQuery
 }
 
+var _ = historyQuestion(func(f *Factory) *cobra.Command { return newCmdHistorySetup(f, nil) })
+
 func newCmdHistorySetup(f *Factory, runF func(*HistorySetupOptions) error) *cobra.Command {
 	opts := &HistorySetupOptions{}
 	cmd := &cobra.Command{
@@ -54,7 +56,7 @@ func historySetupRun(ctx context.Context, f *Factory, opts *HistorySetupOptions)
 		return err
 	}
 	answer := &history.SetupAnswer{}
-	if err := scanHistory(ctx, f, opts.From, history.SetupFilter(filter), answer.Add); err != nil {
+	if err := scanHistory(ctx, f, opts.From, filter, answer); err != nil {
 		return err
 	}
 	suites := answer.Suites()

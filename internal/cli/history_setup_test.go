@@ -133,10 +133,7 @@ func TestHistory_AMistypedURLIsNeverPrinted(t *testing.T) {
 		"postgress://ci:hunter2secret@db/h", "POSTGRES://ci:hunter2secret@db/h", "postgresql:/ci:hunter2secret@db/h",
 		"host=db user=ci password=hunter2secret dbname=h",
 	} {
-		for _, args := range [][]string{
-			{"history", "timings", "--from", from}, {"history", "flaky", "--from", from},
-			{"history", "hosts", "--from", from}, {"history", "setup", "--from", from},
-		} {
+		for _, args := range questionArgs("--from", from) {
 			code, out, errOut := askAt(t, args...)
 			assert.Equal(t, 2, code, "%v", args)
 			assert.NotContains(t, out+errOut, "hunter2secret", "%v", args)

@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/radixark/miles-ci/internal/flagkind"
-	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/hostcheck"
-	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/view"
 )
@@ -59,91 +56,26 @@ suspect. See miles-ci help hosts.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.JSON, "json", false, "print the jobs, the hosts and the verdict as JSON")
-	fl.BoolVar(&opts.Strict, "strict", false, "exit 1 when a host is suspect")
-	flagkind.Set(fl.VarPF(intValue{&opts.MinContradicted}, "min-contradicted", "",
-		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
-	fl.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
+	bindHostsVerdict(fl, &opts.Strict, &opts.MinContradicted)
 	return cmd
 }
 
-// skipped gathers the reports report hosts leaves out, by reason, for one
-// warning line per reason.
-type skipped struct {
-	reasons []string
-	count   map[string]int
-	first   map[string]string
-}
-
-func (s *skipped) add(reason, path string) {
-	if s.count == nil {
-		s.count, s.first = map[string]int{}, map[string]string{}
-	}
-	if s.count[reason] == 0 {
-		s.reasons = append(s.reasons, reason)
-		s.first[reason] = path
-	}
-	s.count[reason]++
-}
-
-func (s *skipped) lines() []string {
-	var out []string
-	for _, r := range s.reasons {
-		which := strconv.Quote(s.first[r])
-		if n := s.count[r]; n > 1 {
-			which += fmt.Sprintf(" and %d more", n-1)
-		}
-		out = append(out, fmt.Sprintf("warning: skipped %s: %s", textfmt.OneLine(which), textfmt.OneLine(r)))
-	}
-	return out
-}
-
-// reportHostsRun is the edge of report hosts: it finds the reports, reads
-// them one at a time into package hostcheck's rows, and prints what it
-// decides.
+// reportHostsRun is the edge of report hosts: the history's reader of
+// reports (history.ReportHosts) reads them one at a time into package
+// hostcheck's rows, and it prints what it decides.
 func reportHostsRun(_ context.Context, f *Factory, opts *ReportHostsOptions) error {
 	if opts.MinContradicted < 1 {
 		return usageErrorf("--min-contradicted must be at least 1")
 	}
 	a := hostcheck.New(opts.MinContradicted)
-	var skip skipped
-	read := 0
-	add := func(path string, fromDir bool) error {
-		r, err := report.ReadWithoutOutput(path)
-		if err != nil {
-			if !fromDir {
-				return err
-			}
-			// A download holds other JSON files (timings, anything a
-			// workflow uploads): they are not runs, and say so once.
-			skip.add("not a run report ("+reportProblem(err)+")", path)
-			return nil
-		}
-		job, host, err := hostcheck.JobOf(r, path)
-		var un *hostcheck.Unattributable
-		if errors.As(err, &un) {
-			skip.add("cannot be placed on a host: "+un.Reason, path)
-			return nil
-		}
-		if a.Has(job) {
-			skip.add("repeats a job read before (same run, attempt, job, suite and shard); counted once", path)
-			return nil
-		}
-		hostcheck.Rows(r, job, host, a.Add)
-		read++
-		return nil
+	reports := &history.ReportHosts{Paths: opts.Inputs}
+	if err := reports.Scan(a.Add); err != nil {
+		return err
 	}
-	link := func(path string) {
-		skip.add("a link found in a directory (only a link named on the command line is followed)", path)
+	for _, line := range reports.Skipped.Warnings() {
+		fmt.Fprintln(f.ErrOut, "warning: "+textfmt.OneLine(line))
 	}
-	for _, in := range opts.Inputs {
-		if err := walkReports(in, add, link); err != nil {
-			return err
-		}
-	}
-	for _, line := range skip.lines() {
-		fmt.Fprintln(f.ErrOut, line)
-	}
-	if read == 0 {
+	if reports.Reports == 0 {
 		return fmt.Errorf("no run report to analyze in %s: give the reports that run --json-report writes, or the directories gh run download fills", quoteList(opts.Inputs))
 	}
 	return printHosts(f, a.Result(), opts.JSON, opts.Strict)
@@ -164,6 +96,15 @@ func printHosts(f *Factory, res *hostcheck.Result, asJSON, strict bool) error {
 	return hostsVerdict(res, strict)
 }
 
+// bindHostsVerdict declares the flags of the verdict of report hosts and
+// history hosts alike: --strict and --min-contradicted.
+func bindHostsVerdict(fs *pflag.FlagSet, strict *bool, minContradicted *int) {
+	fs.BoolVar(strict, "strict", false, "exit 1 when a host is suspect")
+	flagkind.Set(fs.VarPF(intValue{minContradicted}, "min-contradicted", "",
+		"call a host suspect at `N` contradicted failures (one is what any flaky test makes)"), flagkind.Number)
+	fs.Lookup("min-contradicted").DefValue = strconv.Itoa(hostcheck.DefaultMinContradicted)
+}
+
 // hostsVerdict is --strict's rule for report hosts and history hosts
 // alike: exit 1 when a host is suspect, and when the answer holds no host
 // at all. A scheduled job runs --strict to learn that its runners are
@@ -180,45 +121,6 @@ func hostsVerdict(res *hostcheck.Result, strict bool) error {
 		return &ExitError{Code: exitFailure}
 	}
 	return nil
-}
-
-// walkReports calls add on path, a report, or on every *.json file below
-// the directory path, in lexical order, and link on every link found
-// below it (a link named as path is followed, no other).
-func walkReports(path string, add func(path string, fromDir bool) error, link func(path string)) error {
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
-		return add(path, false)
-	}
-	below, err := fsutil.FilesBelow(path, ".json")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("read directory %q: %w", pe.Path, pe.Err)
-		}
-		return fmt.Errorf("read directory %q: %w", path, err)
-	}
-	for _, p := range below.Links {
-		link(p)
-	}
-	files := below.Files
-	sort.Strings(files)
-	for _, p := range files {
-		if err := add(p, true); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// reportProblem is what report.Read found wrong, without the path the
-// warning already names.
-func reportProblem(err error) string {
-	var re *report.Error
-	if errors.As(err, &re) {
-		return re.Err.Error()
-	}
-	return err.Error()
 }
 
 func quoteList(paths []string) string {

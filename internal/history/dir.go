@@ -3,13 +3,11 @@ package history
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -165,23 +163,21 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 	seen := map[string]bool{}
 	found := false
 	for _, root := range paths {
-		files, err := jsonFiles(root, &d.Skipped.Link)
+		at, err := ReportFiles(root)
+		for _, l := range at.Links {
+			d.Skipped.Link.add(l, "")
+		}
 		if err != nil {
 			return err
 		}
-		for _, path := range files {
+		for _, path := range at.Files {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			found = true
 			r, err := report.ReadWithoutOutput(path)
 			if err != nil {
-				var re *report.Error
-				why := err.Error()
-				if errors.As(err, &re) {
-					why = re.Err.Error()
-				}
-				d.Skipped.NotReport.add(path, why)
+				d.Skipped.NotReport.add(path, ReportProblem(err))
 				continue
 			}
 			run, err := RunOf(r)
@@ -210,24 +206,6 @@ func (d *Dir) each(ctx context.Context, paths []string, fn func(string, *Run, *r
 	}
 	d.Skipped.NoFiles = !found
 	return nil
-}
-
-// jsonFiles lists the *.json files below root in lexical order, or root
-// itself when it is a file. A link named as root is followed; the links
-// found below it are not, and are counted in skip.
-func jsonFiles(root string, skip *Skip) ([]string, error) {
-	st, err := os.Stat(root)
-	if err != nil {
-		return nil, err
-	}
-	if !st.IsDir() {
-		return []string{root}, nil
-	}
-	below, err := fsutil.FilesBelow(root, ".json")
-	for _, l := range below.Links {
-		skip.add(l, "")
-	}
-	return below.Files, err
 }
 
 // sortRuns orders run keys as Filter.LastRuns counts them: the latest

@@ -66,6 +66,7 @@ type FlakyAnswer struct {
 	// and those that passed.
 	commits map[commitKey]*commitCount
 	cur     flakyRun // the run being read, when cur.open
+	rows    int      // the rows added
 }
 
 type flakyKey struct{ file, suite string }
@@ -86,10 +87,19 @@ type flakyRun struct {
 	lastSay report.Status
 }
 
+var _ Answer = (*FlakyAnswer)(nil)
+
+// Filter is FlakyFilter.
+func (a *FlakyAnswer) Filter(f Filter) Filter { return FlakyFilter(f) }
+
+// Rows counts the rows added: none is no attempt in the history.
+func (a *FlakyAnswer) Rows() int { return a.rows }
+
 // Add counts one row. The attempts of one file in one run come together
 // (Filter.Grouped); a file seen again after another one starts another
 // run of it.
 func (a *FlakyAnswer) Add(r *Row) error {
+	a.rows++
 	if !a.cur.open || a.cur.key.file != r.File || !sameReport(&a.cur.run, &r.Run) {
 		a.finish()
 		a.cur = flakyRun{open: true, run: r.Run, key: flakyKey{r.File, r.Suite}, sha: r.SHA,

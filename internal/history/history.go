@@ -12,6 +12,12 @@
 // writes it to the database at the end of each file and when `history
 // import` or a directory reader reads the report later, so the two paths
 // cannot disagree.
+//
+// Each question is an Answer in a file of its own (timings.go, flaky.go,
+// hosts.go, setup.go). `report hosts`, which needs more of a report than
+// its rows (the files never run, a preflight's verdict), reads the
+// reports through the same walker (ReportFiles) into the hosts answer's
+// rows (ReportHosts, HostRowsOf).
 package history
 
 import (
@@ -249,6 +255,17 @@ func (f *Filter) keepsStatus(s report.Status) bool {
 type Reader interface {
 	Scan(ctx context.Context, f Filter, fn func(*Row) error) error
 	Close() error
+}
+
+// Answer is a question asked of the history, answered from its rows
+// alone, whichever store they come from: Filter narrows the filter the
+// asker gives to the rows the answer reads (statuses, grouping, columns),
+// and Add takes them one at a time, in the order the Reader gives them.
+// Each question is one file of this package (timings.go, flaky.go,
+// hosts.go, setup.go): its answer, its filter and what it computes.
+type Answer interface {
+	Filter(f Filter) Filter
+	Add(r *Row) error
 }
 
 // Writer adds rows to a store. A row already there (the same run, suite,

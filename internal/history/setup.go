@@ -52,6 +52,11 @@ type SetupAnswer struct {
 	seen    bool
 }
 
+var _ Answer = (*SetupAnswer)(nil)
+
+// Filter is SetupFilter.
+func (a *SetupAnswer) Filter(f Filter) Filter { return SetupFilter(f) }
+
 // Add counts the run of r, once per report.
 func (a *SetupAnswer) Add(r *Row) error {
 	if a.seen && sameReport(&a.last, &r.Run) {

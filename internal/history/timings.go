@@ -49,6 +49,11 @@ type TimingsAnswer struct {
 
 type timingKey struct{ file, suite, backend string }
 
+var _ Answer = (*TimingsAnswer)(nil)
+
+// Filter is TimingsFilter.
+func (a *TimingsAnswer) Filter(f Filter) Filter { return TimingsFilter(f) }
+
 // Add counts one row; an attempt that did not pass is left out.
 func (a *TimingsAnswer) Add(r *Row) error {
 	if r.Status != report.Pass {
