@@ -34,7 +34,10 @@ build:
 dist:
 	./.ci/dist
 
-# gofmt check, vet, and every test with the race detector.
+# gofmt check, vet, and every test with the race detector. The inner loop,
+# `go test -short ./...`, leaves out the heaviest cases (testutil.Short:
+# Miles' pytest after each migrate step, runs that wait out a bound); this
+# runs them all, and MILES_CI_STRICT=1 makes -short a failure.
 test:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...

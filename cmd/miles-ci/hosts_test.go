@@ -41,7 +41,7 @@ echo passed`)
 // and no other.
 func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 	t.Parallel()
-	bin := testutil.BuildMilesCI(t)
+	bin := os.Args[0] // miles-ci, with MILES_CI_TEST_MAIN=1 (main_test.go)
 	root := testutil.TempTree(t, map[string]string{
 		"tests/fast-gpu/test_a.py": hostTest, "tests/fast-gpu/test_b.py": hostTest,
 		"tests/fast-gpu/test_c.py": hostTest, "tests/fast-gpu/test_d.py": hostTest,
@@ -54,7 +54,7 @@ func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(rep), 0o755))
 		cmd := exec.Command(bin, "--root", root, "run", "--hw", "cuda", "--suite", "stage-b-2-gpu-h200", "--labels", "run-ci-fsdp",
 			"--auto-partition-id", shard, "--auto-partition-size", "2", "--continue-on-error", "--json-report", rep)
-		cmd.Env = []string{"PATH=" + path, "GITHUB_ACTIONS=", "RUNNER_NAME=" + runner, "GITHUB_SHA=" + sha,
+		cmd.Env = []string{"PATH=" + path, "GITHUB_ACTIONS=", "RUNNER_NAME=" + runner, "GITHUB_SHA=" + sha, "MILES_CI_TEST_MAIN=1",
 			"GITHUB_RUN_ID=" + runID, "GITHUB_RUN_ATTEMPT=" + attempt, "GITHUB_JOB=stage-b-2-gpu-h200",
 			"GITHUB_REPOSITORY=radixark/miles"}
 		out, err := cmd.CombinedOutput()
@@ -79,6 +79,7 @@ func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	hosts := exec.Command(bin, "report", "hosts", "--json", downloads)
 	hosts.Stdout, hosts.Stderr = &stdout, &stderr
+	hosts.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
 	require.NoError(t, hosts.Run(), stderr.String())
 	assert.Empty(t, stderr.String(), "every report names its host")
 	var doc struct {
@@ -116,6 +117,7 @@ func TestReportHosts_NamesTheBrokenRunnerOfRealRuns(t *testing.T) {
 	stderr.Reset()
 	hosts = exec.Command(bin, "report", "hosts", "--strict", downloads)
 	hosts.Stdout, hosts.Stderr = &stdout, &stderr
+	hosts.Env = append(os.Environ(), "MILES_CI_TEST_MAIN=1")
 	var exit *exec.ExitError
 	require.ErrorAs(t, hosts.Run(), &exit, stdout.String())
 	assert.Equal(t, 1, exit.ExitCode())

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -32,6 +35,16 @@ func TestMain(m *testing.M) {
 		}
 		main()
 		return
+	}
+	// Most of these tests wait on child processes (a grace, a timeout, a
+	// signal's effect), not on the CPU: -parallel's default, GOMAXPROCS (2
+	// on CI), would queue those waits one after another. Unless -parallel
+	// was given, four run at once.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(runtime.GOMAXPROCS(0), 4)))
 	}
 	os.Exit(m.Run())
 }

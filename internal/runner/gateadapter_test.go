@@ -241,6 +241,7 @@ func TestGateAdapter_FailuresAreWarningsAndNeverChangeAVerdict(t *testing.T) {
 // A hook that does not answer within the bounded wait is killed, the gate
 // is off for the rest of the run, and the run goes on with its verdicts.
 func TestGateAdapter_AHangingHookIsKilledAfterTheTimeout(t *testing.T) {
+	testutil.SkipShort(t, "a run that waits out the gate's 5 s timeout")
 	rep, calls, out := gateRun(t, []string{"tests/a.py", "tests/hang.py", "tests/b.py"}, func(o *Options) {
 		o.Gate.Timeout = 5 * time.Second
 	})
@@ -289,6 +290,11 @@ func TestGateAdapter_AHostileGateNeitherHangsNorFailsTheRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.acts, func(t *testing.T) {
+			if tt.acts == "closefd,block" {
+				// The binary's TestGate_AHostileGateNeverHangsNorFailsARun
+				// runs this gate under -short too.
+				testutil.SkipShort(t, "a run that waits out the 5 s the adapter gives a closed pipe")
+			}
 			gate, tweak := hostile(t, tt.acts)
 			rep, _, out := gateRunWithin(t, context.Background(), hangBound, []string{"tests/a.py", "tests/b.py"}, tweak)
 			assert.True(t, rep.Passed(), out)

@@ -493,6 +493,7 @@ func TestEffectiveTimeout(t *testing.T) {
 // wrapped negative and left the one-second estimate as the limit, as an
 // infinite estimate (converted to MinInt) left --timeout-per-file's 1 s.
 func TestRun_TimeoutsBeyondADurationNeverKill(t *testing.T) {
+	testutil.SkipShort(t, "three runs of a 1.2 s file")
 	tests := []struct {
 		name  string
 		tweak func(*Options)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -35,10 +36,31 @@ func Skip(t testing.TB, reason string) {
 }
 
 // NeedPython returns the path of python3, for a test whose subject is
-// Python itself (a differential test against CPython); see Skip.
+// Python itself (a differential test against CPython); see Skip. It is
+// the interpreter python3 on the PATH runs (its sys.executable), asked
+// once per test binary: a version manager's python3 is often a shim
+// (pyenv's is a bash script that starts a dozen processes, about 0.4 s,
+// before it execs the interpreter), and a test that starts Python many
+// times would otherwise pay that each time for nothing it tests.
 func NeedPython(t testing.TB) string {
 	t.Helper()
-	return NeedCommand(t, "python3")
+	path := NeedCommand(t, "python3")
+	pythonOnce.Do(func() { pythonPath = resolvePython(path) })
+	return pythonPath
+}
+
+// resolvePython is the interpreter that path runs, or path itself when
+// it cannot say.
+func resolvePython(path string) string {
+	out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return path
+	}
+	exe := strings.TrimSpace(string(out))
+	if st, err := os.Stat(exe); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return path
+	}
+	return exe
 }
 
 // NeedCommand returns the path of the program name; see Skip.
@@ -108,4 +130,31 @@ func Pytest(t testing.TB) string {
 var (
 	pytestOnce sync.Once
 	pytestPath string
+	pythonOnce sync.Once
+	pythonPath string
 )
+
+// Short reports whether the test runs under -short and so leaves out
+// what (a heavy case; its doc says why it is heavy), and logs that it
+// does. The inner loop, go test -short ./..., leaves these out; make test
+// and CI run every case. Under MILES_CI_STRICT=1 -short fails t instead:
+// a strict run must never go green having left a case out.
+func Short(t testing.TB, what string) bool {
+	t.Helper()
+	if !testing.Short() {
+		return false
+	}
+	if Strict() {
+		t.Fatalf("-short leaves out %s, and %s=1 runs every case: drop -short", what, StrictEnv)
+	}
+	t.Logf("-short: %s left out (make test runs it)", what)
+	return true
+}
+
+// SkipShort skips t under -short: the whole of t is heavy (see Short).
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if Short(t, what) {
+		t.SkipNow()
+	}
+}

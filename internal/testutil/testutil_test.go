@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ type recorder struct {
 
 func (r *recorder) Helper()                           {}
 func (r *recorder) Skip(args ...any)                  { r.end("skip") }
+func (r *recorder) SkipNow()                          { r.end("skip") }
 func (r *recorder) Fatalf(format string, args ...any) { r.end("fail") }
 
 func (r *recorder) end(how string) {
@@ -36,6 +38,32 @@ func TestSkip_FailsOnlyWhenStrict(t *testing.T) {
 		Skip(r, "no such tool")
 		assert.Equal(t, want, r.ended, "%s=%q", StrictEnv, v)
 	}
+}
+
+// SkipShort leaves a heavy case out only under -short, and a strict run
+// never: there -short is a failure, never a silent skip.
+func TestSkipShort_SkipsUnderShortAndFailsWhenStrict(t *testing.T) {
+	was := flag.Lookup("test.short").Value.String()
+	t.Cleanup(func() { _ = flag.Set("test.short", was) })
+	for _, tc := range []struct{ short, strict, want string }{
+		{"false", "", ""}, {"false", "1", ""}, {"true", "", "skip"}, {"true", "1", "fail"},
+	} {
+		require.NoError(t, flag.Set("test.short", tc.short))
+		t.Setenv(StrictEnv, tc.strict)
+		r := &recorder{TB: t}
+		SkipShort(r, "a heavy case")
+		assert.Equal(t, tc.want, r.ended, "-short=%s %s=%q", tc.short, StrictEnv, tc.strict)
+	}
+}
+
+// NeedPython names the interpreter itself, not a launcher in front of it:
+// asked for its own executable, it names itself.
+func TestNeedPython_NamesTheInterpreter(t *testing.T) {
+	py := NeedPython(t)
+	out, err := exec.Command(py, "-c", "import sys; print(sys.executable)").Output()
+	require.NoError(t, err)
+	assert.Equal(t, py, strings.TrimSpace(string(out)))
+	assert.Equal(t, py, NeedPython(t), "asked once")
 }
 
 // A ShellTest file runs its script under sh and shows Python only the
