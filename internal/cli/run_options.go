@@ -36,6 +36,8 @@ type RunOptions struct {
 	ContinueOnError bool
 	GateHook        string
 	NoGate          bool
+	// NoQuarantine is --no-quarantine (see suite.Inputs.NoQuarantine).
+	NoQuarantine bool
 	// NoPreflight turns the GPU preflight off; PreflightTimeout, when
 	// given (preflightTimeout.Changed), replaces the configuration's.
 	NoPreflight      bool
