@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,4 +156,20 @@ func TestRun_AQuarantinedFileThatPassesIsACandidateForRelease(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(md), "- `tests/test_c.py` passed: a candidate for release (delete its entry); quarantined until 2027-01-31")
+}
+
+// An entry naming a file with no registration stops run before any test,
+// with an error at the entry's line.
+func TestRun_AQuarantineOfAnUnregisteredFileIsAnErrorAtItsLine(t *testing.T) {
+	root := quarantineRepo(t, true)
+	cfg := filepath.Join(root, config.FileName)
+	data, err := os.ReadFile(cfg)
+	require.NoError(t, err)
+	text := strings.Replace(string(data), "file: tests/test_c.py", "file: tests/test_e.py", 1)
+	require.NoError(t, os.WriteFile(cfg, []byte(text), 0o644))
+	before, _, _ := strings.Cut(text, "- file: tests/test_e.py")
+	code, out, stderr, _ := runQuarantined(t, root, beforeExpiry)
+	assert.Equal(t, 1, code)
+	assert.NotContains(t, out, "Begin (0/", "no test runs")
+	assert.Contains(t, stderr, fmt.Sprintf(`error: .miles-ci.yaml:%d: quarantine file "tests/test_e.py" has no registration: name a registered test file, or delete the entry`, strings.Count(before, "\n")+1))
 }
