@@ -165,10 +165,15 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		defer s.History.Close()
 	}
 	var tolerated func(int) bool
+	// The quarantine is read at one time, the run's start, so that an
+	// entry expiring during the run means one thing throughout it (and a
+	// run without one asks the clock no more than it did).
+	var quarantineAt time.Time
 	if len(p.Quarantine) > 0 {
+		quarantineAt = now()
 		// A quarantined file's failure will not fail the run, so it does
 		// not stop a fast-failing one either.
-		tolerated = func(i int) bool { return quarantine.Covers(p.Quarantine, files[i].Name, p.Suite.Name, now()) }
+		tolerated = func(i int) bool { return quarantine.Covers(p.Quarantine, files[i].Name, p.Suite.Name, quarantineAt) }
 	}
 	rep := runner.Run(ctx, files, runner.Options{
 		Preflight:       preflightFunc(s, p, env, host, &preflights),
@@ -209,7 +214,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 			setupLength(setup), doc.JobStarted, job.From, doc.FirstTestStarted)
 	}
 	if len(p.Quarantine) > 0 {
-		showQuarantine(s, quarantine.Apply(doc, p.Quarantine, now()))
+		showQuarantine(s, quarantine.Apply(doc, p.Quarantine, quarantineAt))
 	}
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
