@@ -173,3 +173,18 @@ func TestRun_AQuarantineOfAnUnregisteredFileIsAnErrorAtItsLine(t *testing.T) {
 	assert.NotContains(t, out, "Begin (0/", "no test runs")
 	assert.Contains(t, stderr, fmt.Sprintf(`error: .miles-ci.yaml:%d: quarantine file "tests/test_e.py" has no registration: name a registered test file, or delete the entry`, strings.Count(before, "\n")+1))
 }
+
+// --no-quarantine is parsed into the options (nothing runs).
+func TestRun_NoQuarantineFlagIsParsed(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--hw", "cuda", "--suite", "s"}, false},
+		{[]string{"--hw", "cuda", "--suite", "s", "--no-quarantine"}, true},
+	} {
+		opts, err := parseRun(t, tc.args...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, opts.NoQuarantine, "%q", tc.args)
+	}
+}
