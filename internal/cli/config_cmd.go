@@ -14,6 +14,8 @@ import (
 	"github.com/radixark/miles-ci/internal/buildinfo"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/fsutil"
+	"github.com/radixark/miles-ci/internal/lint"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
@@ -66,6 +68,11 @@ func configRun(_ context.Context, f *Factory, opts *ConfigOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if len(cfg.Quarantine) > 0 {
+		if err := checkQuarantine(f, cfg); err != nil {
+			return err
+		}
 	}
 	if _, err = fmt.Fprintf(f.Out, "configuration OK: %s; %s from %s\n", cfg.Source, textfmt.CountNoun(len(cfg.Labels), "label"), cfg.LabelsSource()); err != nil {
 		return err
@@ -149,4 +156,17 @@ func overlayChanges(o *config.Overlay) string {
 		return "changes nothing"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// checkQuarantine checks the quarantine's entries against the
+// registrations (Factory.Registry does), and warns of each entry past its
+// until, at its line, as lint's quarantine-expired finding says it.
+func checkQuarantine(f *Factory, cfg *config.Config) error {
+	if _, err := f.Registry(cfg); err != nil {
+		return reportCollectError(f, err)
+	}
+	for _, e := range quarantine.Expired(cfg.Quarantine, f.now()) {
+		fmt.Fprintf(f.ErrOut, "warning: %s:%d: %s [%s]\n", textfmt.OneLine(cfg.Place(e.At)), e.At.Line, quarantine.ExpiredMessage(e), lint.RuleQuarantineExpired)
+	}
+	return nil
 }

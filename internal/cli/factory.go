@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/runner"
 )
@@ -128,6 +129,11 @@ func (f *Factory) collectWith(load func() (*config.Config, error)) (*config.Conf
 func (f *Factory) Registry(cfg *config.Config) (*registry.Registry, error) {
 	reg, err := registry.Collect(f.Root, cfg)
 	if err != nil {
+		return nil, err
+	}
+	// The quarantine's entries are checked against the registrations as
+	// the configuration's other keys are checked when it is read.
+	if err := quarantine.Check(cfg, reg.Registrations); err != nil {
 		return nil, err
 	}
 	if len(reg.Files) == 0 {

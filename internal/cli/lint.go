@@ -138,7 +138,7 @@ func lintRun(_ context.Context, f *Factory, opts *LintOptions) error {
 	if err != nil {
 		return reportCollectError(f, err)
 	}
-	var lo lint.Options
+	lo := lint.Options{Now: f.Now}
 	if len(opts.Runners) > 0 {
 		if lo.Fleet, err = readFleet(opts.Runners); err != nil {
 			return err

@@ -141,6 +141,7 @@ nightly gate do not apply, and a disabled file is refused.`,
 	fs.BoolVar(&opts.NoPreflight, "no-preflight", false, "do not check the host's GPUs before the first test of a GPU suite")
 	fs.DurationVar(&opts.PreflightTimeout, "preflight-timeout", 0, "wait at most `DURATION` (120s, 2m) for the host's GPUs to answer before the first test of a GPU suite (default: the configuration's preflight.timeout, 120s)")
 	opts.preflightTimeout = flagkind.Set(fs.Lookup("preflight-timeout"), flagkind.Text)
+	fs.BoolVar(&opts.NoQuarantine, "no-quarantine", false, "run the configuration's quarantined files as ordinary files: a failure of one fails the run (miles-ci help config)")
 	fs.BoolVar(&opts.NoGate, "no-gate", false, "do not call the metric-history gate, even with NEON_DATABASE_URL set")
 	flagkind.String(fs, &opts.GateHook, "gate-hook", "", "shell `COMMAND` run after each passed file with a metric record, as: sh -c COMMAND sh FILE MERGED_RECORD", flagkind.Text)
 	// An empty digest checks nothing: a matrix of every shard carries none.
@@ -212,7 +213,7 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if opts.File != "" {
 		return runFile(ctx, f, opts, cfg, reg.Registrations)
 	}
-	in := suite.Inputs{ID: suite.AllShards, ContinueOnError: opts.ContinueOnError}
+	in := suite.Inputs{ID: suite.AllShards, ContinueOnError: opts.ContinueOnError, NoQuarantine: opts.NoQuarantine}
 	if opts.PartitionSet {
 		in.Shards, in.ID = opts.PartitionSize, opts.PartitionID
 	}

@@ -288,6 +288,11 @@ type Config struct {
 	// configuration turns them off.
 	InfraFingerprints []InfraFingerprint
 	Preflight         Preflight
+	// Quarantine lists the quarantined test files (see QuarantineEntry);
+	// QuarantineOff the cadences whose runs ignore it (none: every
+	// cadence, nightly too, obeys it).
+	Quarantine    []QuarantineEntry
+	QuarantineOff []string
 
 	// tree is the document's top-level mapping as read, an overlay merged
 	// with the built-in one, and header the comment that opens the file:

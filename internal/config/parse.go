@@ -642,7 +642,8 @@ func (p *parser) pattern(n *yaml.Node, what string) (string, error) {
 // topKeys are the sections of a configuration, in the order the built-in
 // one holds them (and Complete writes them).
 var topKeys = []string{"discovery", "register_functions", "labels", "labels_file",
-	"suite_defaults", "suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints", "preflight"}
+	"suite_defaults", "suites", "schedules", "scope_subtractions", "no_gpu_paths", "file_run", "gate", "infra_fingerprints", "preflight",
+	"quarantine", "quarantine_off"}
 
 func (p *parser) top(n *yaml.Node, c *Config) error {
 	f, err := p.fields(n, "the configuration", topKeys...)
@@ -715,7 +716,13 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 	if err := p.fingerprints(f["infra_fingerprints"], c); err != nil {
 		return err
 	}
-	return p.preflight(f["preflight"], c)
+	if err := p.preflight(f["preflight"], c); err != nil {
+		return err
+	}
+	if err := p.quarantine(f["quarantine"], c); err != nil {
+		return err
+	}
+	return p.quarantineOff(f["quarantine_off"], c)
 }
 
 // preflight reads the optional preflight section (see Preflight); every

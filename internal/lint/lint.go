@@ -37,6 +37,7 @@ package lint
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/registry"
@@ -89,6 +90,9 @@ type Options struct {
 	// suite must be run by one of their jobs, with its backend's --hw,
 	// and no other suite may be.
 	External []*External
+	// Now is the clock a quarantine entry's expiry is read on; nil is
+	// time.Now.
+	Now func() time.Time
 }
 
 // Run reads the workflows below root and checks them against the
@@ -105,7 +109,10 @@ func RunWith(root string, cfg *config.Config, regs []registry.Registration, opts
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{root: root, cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External,
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &checker{root: root, cfg: cfg, regs: regs, workflows: wfs, found: newFindingSet(), fleet: opts.Fleet, external: opts.External, now: opts.Now(),
 		actions: readActions(root, wfs), entries: readEntries(root), compat: readCompat(root)}
 	// A node that YAML aliases into two jobs is checked once per job; the
 	// same finding at the same place is reported once (see findingSet).

@@ -113,11 +113,18 @@ func lintSmall(t *testing.T, workflows map[string]string, tests map[string]strin
 // lintSmallResult is lintSmall's whole result.
 func lintSmallResult(t *testing.T, workflows map[string]string, tests map[string]string) *Result {
 	t.Helper()
+	return lintRepoResult(t, smallConfig, workflows, tests, Options{})
+}
+
+// lintRepoResult is lintSmallResult of a repository whose configuration
+// is cfgText, linted with opts.
+func lintRepoResult(t *testing.T, cfgText string, workflows map[string]string, tests map[string]string, opts Options) *Result {
+	t.Helper()
 	root := t.TempDir()
 	if tests == nil {
 		tests = smallTests
 	}
-	files := map[string]string{config.FileName: smallConfig, setupActionFile: setupActionYAML}
+	files := map[string]string{config.FileName: cfgText, setupActionFile: setupActionYAML}
 	for name, text := range workflows {
 		files[".github/workflows/"+name] = text
 	}
@@ -133,7 +140,7 @@ func lintSmallResult(t *testing.T, workflows map[string]string, tests map[string
 	require.NoError(t, err)
 	reg, err := registry.Collect(root, cfg)
 	require.NoError(t, err)
-	res, err := Run(root, cfg, reg.Registrations)
+	res, err := RunWith(root, cfg, reg.Registrations, opts)
 	require.NoError(t, err)
 	for _, l := range findingLines(res) {
 		require.NotContains(t, l, root, "a finding names the configuration by its path from the root")

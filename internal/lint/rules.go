@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"time"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/radixark/miles-ci/internal/config"
@@ -32,6 +34,8 @@ type checker struct {
 	// compat is RunSuitePath when the repository keeps it as the
 	// compatibility entry point that runs miles-ci run, else "".
 	compat string
+	// now is when the lint runs, for the quarantine's expiry.
+	now time.Time
 
 	// isPolicy and jobByID are the workflow being checked's policy jobs
 	// and its jobs by id (the last of an id, as YAML keeps it).

@@ -17,7 +17,9 @@ import (
 // The testcase's own <system-out> is the last attempt's captured output.
 // The testsuite's <properties> name the run's host (hostProperties). The
 // message of an attempt that failed with cause infra also names the
-// fingerprint and the line it matched (infraNote).
+// fingerprint and the line it matched (infraNote). A quarantined file
+// that failed is <skipped>, its message the quarantine's (QuarantineNote)
+// then its status and reason: its failure did not fail the run.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -136,6 +138,14 @@ func MarshalJUnit(r *Report) ([]byte, error) {
 		case NotRun:
 			c.Skipped = &junitMessage{Message: f.Reason}
 			s.Skipped++
+		case Fail, Timeout:
+			if f.Quarantined {
+				last, _ := f.LastAttempt()
+				c.Skipped = &junitMessage{Message: QuarantineNote(f) + "; " + string(f.Status) + ": " + f.Reason + infraNote(last)}
+				s.Skipped++
+				break
+			}
+			fallthrough
 		default:
 			last, _ := f.LastAttempt()
 			c.Failure = &junitMessage{Message: f.Reason + infraNote(last), Type: string(f.Status)}
@@ -171,3 +181,14 @@ func infraNote(a Attempt) string {
 // WriteJUnit writes the JUnit XML document of r to path, whole or not at
 // all.
 func WriteJUnit(path string, r *Report) error { return writeWith(path, r, MarshalJUnit) }
+
+// QuarantineNote says why a quarantined file's failure did not fail its
+// run: "quarantined until DATE (owner OWNER): REASON". The reason is the
+// configuration's text as written; each output escapes it its own way.
+func QuarantineNote(f *File) string {
+	owner := ""
+	if f.QuarantineOwner != "" {
+		owner = " (owner " + f.QuarantineOwner + ")"
+	}
+	return "quarantined until " + f.QuarantineUntil + owner + ": " + f.QuarantineReason
+}

@@ -183,7 +183,20 @@ type File struct {
 	// Cause is the last attempt's (see Attempt.Cause).
 	Cause          Cause     `json:"cause"`
 	AttemptsDetail []Attempt `json:"attempts_detail"`
+	// Quarantined is set on a file that ran under an entry of the
+	// configuration's quarantine: its status is kept, but a failure of it
+	// (FAIL, TIMEOUT) does not fail the run (see Finish). The entry's
+	// reason, last day (a date) and owner come with it. All four are left
+	// out of the document of a file that ran under none.
+	Quarantined      bool   `json:"quarantined,omitempty"`
+	QuarantineReason string `json:"quarantine_reason,omitempty"`
+	QuarantineUntil  string `json:"quarantine_until,omitempty"`
+	QuarantineOwner  string `json:"quarantine_owner,omitempty"`
 }
+
+// Forgiven reports whether the file failed and its quarantine keeps the
+// failure from failing the run.
+func (f *File) Forgiven() bool { return f.Quarantined && f.Status.Failed() }
 
 // Attempt is one run of a file.
 type Attempt struct {
@@ -313,7 +326,7 @@ func (r *Report) Finish() {
 	for i := range r.Files {
 		f := &r.Files[i]
 		if f.Status != Pass {
-			passed = false
+			passed = passed && f.Forgiven()
 			f.Flaky = false
 			continue
 		}

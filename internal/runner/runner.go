@@ -238,6 +238,10 @@ type Options struct {
 	// starts: the run history hands the file's attempts to its writer
 	// there (and returns at once), so a job cancelled later keeps them.
 	FileDone func(i int, res *FileResult)
+	// Tolerated, when set, says that a failure of file i does not stop a
+	// run without ContinueOnError (its caller forgives it: a quarantined
+	// file; see package quarantine).
+	Tolerated func(i int) bool
 	// Fingerprints recognise a failure of the host in a file's output
 	// (see infra.go); nil reads no output that is not captured anyway.
 	Fingerprints []Fingerprint
@@ -442,7 +446,7 @@ func Run(ctx context.Context, files []File, opts Options) *Results {
 			case opts.Gate != nil:
 				r.runGateAdapter(ctx, res)
 			}
-		case !opts.ContinueOnError:
+		case !opts.ContinueOnError && (opts.Tolerated == nil || !opts.Tolerated(i)):
 			stopped = true
 		}
 		if ctx.Err() != nil && !rep.Interrupted {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/shard"
@@ -56,6 +57,9 @@ type Inputs struct {
 	// the tests it does not show passed run again, wherever today's split
 	// puts them (see Plan.restrictToRerun).
 	Previous *report.Report
+	// NoQuarantine is --no-quarantine: the configuration's quarantine
+	// does not apply (see Plan.Quarantine).
+	NoQuarantine bool
 }
 
 // Timings are measured seconds by file and the file they were read from,
@@ -104,6 +108,10 @@ type Plan struct {
 	// Dropped says, when the policy left out every enabled registration
 	// of the suite, how many and which flags select them; "" otherwise.
 	Dropped string
+	// Quarantine are the configuration's quarantine entries that concern
+	// this suite under the run's cadence (quarantine.For), expired ones
+	// included: the run decides with its clock what each means.
+	Quarantine []config.QuarantineEntry
 }
 
 // Partition names one shard of a partitioned run, as its report names it.
@@ -172,6 +180,7 @@ func Select(cfg *config.Config, regs []registry.Registration, in Inputs) (*Plan,
 		p.Dropped = dropped(regs, p.Backend, s.Name, in.Policy)
 	}
 	p.Tests = p.Enabled
+	p.Quarantine = quarantine.For(cfg, s.Name, in.Policy.Cadence, in.NoQuarantine)
 
 	p.Size = in.Shards
 	if p.Size == SizedShards && s.TargetMinutes > 0 {

@@ -12,15 +12,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/jobstart"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 	"github.com/radixark/miles-ci/internal/view"
 )
 
@@ -161,6 +164,17 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		fileDone = recordFile(ctx, s, head)
 		defer s.History.Close()
 	}
+	var tolerated func(int) bool
+	// The quarantine is read at one time, the run's start, so that an
+	// entry expiring during the run means one thing throughout it (and a
+	// run without one asks the clock no more than it did).
+	var quarantineAt time.Time
+	if len(p.Quarantine) > 0 {
+		quarantineAt = now()
+		// A quarantined file's failure will not fail the run, so it does
+		// not stop a fast-failing one either.
+		tolerated = func(i int) bool { return quarantine.Covers(p.Quarantine, files[i].Name, p.Suite.Name, quarantineAt) }
+	}
 	rep := runner.Run(ctx, files, runner.Options{
 		Preflight:       preflightFunc(s, p, env, host, &preflights),
 		Root:            root,
@@ -179,6 +193,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		Fingerprints:    fps,
 		Host:            host.Name(),
 		FileDone:        fileDone,
+		Tolerated:       tolerated,
 	})
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
@@ -198,6 +213,9 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		fmt.Fprintf(s.Out, "[CI Setup] %s of setup: the job started at %s (%s), its first test at %s\n",
 			setupLength(setup), doc.JobStarted, job.From, doc.FirstTestStarted)
 	}
+	if len(p.Quarantine) > 0 {
+		showQuarantine(s, quarantine.Apply(doc, p.Quarantine, quarantineAt))
+	}
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
 		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
@@ -208,10 +226,33 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		return Outcome{}, reportErr
 	}
 	out := Outcome{Interrupted: rep.Interrupted, HostNotReady: rep.HostNotReady}
-	if !rep.Passed() {
+	// The report's verdict: every file passed, or failed under its
+	// quarantine (report.File.Forgiven), and nothing interrupted the run.
+	if !doc.Passed {
 		out.Code = 1
 	}
 	return out, nil
+}
+
+// showQuarantine says what the run's quarantine did: each forgiven failure
+// and each quarantined file that passed on the log, each expired entry
+// that protected nothing as a warning. The configuration's text is shown
+// inert (textfmt.Term).
+func showQuarantine(s Spec, notes []quarantine.Note) {
+	for _, n := range notes {
+		f, e := n.File, n.Entry
+		switch n.Kind {
+		case quarantine.Forgiven:
+			fmt.Fprintf(s.Out, "[CI Quarantine] %s %s (%s) does not fail the run: %s\n",
+				textfmt.Term(f.File), f.Status, textfmt.Term(f.Reason), textfmt.Term(report.QuarantineNote(f)))
+		case quarantine.Candidate:
+			fmt.Fprintf(s.Out, "[CI Quarantine] %s passed while %s: a candidate for release (delete its entry)\n",
+				textfmt.Term(f.File), textfmt.Term(report.QuarantineNote(f)))
+		case quarantine.Lapsed:
+			fmt.Fprintf(s.ErrOut, "warning: the quarantine of %s expired after %s: it protected nothing, and its %s counts as usual\n",
+				textfmt.Term(f.File), e.UntilText(), f.Status)
+		}
+	}
 }
 
 // setupLength writes a setup in minutes and seconds, as setup_minutes
@@ -368,6 +409,9 @@ func runPytest(ctx context.Context, s Spec, root string) (Outcome, error) {
 	files := make([]string, len(p.Tests))
 	for i, r := range p.Tests {
 		files[i] = r.File
+		if slices.ContainsFunc(p.Quarantine, func(e config.QuarantineEntry) bool { return e.AppliesTo(r.File, p.Suite.Name) }) {
+			fmt.Fprintf(s.ErrOut, "warning: the quarantine of %s does not apply: a CPU suite runs as one pytest process, whose status is the run's\n", textfmt.Term(r.File))
+		}
 	}
 	timeout := 0
 	if s.OneFile {

@@ -28,6 +28,9 @@ func StepSummary(r *report.Report) string {
 				row.Detail += ", infra: " + last.Fingerprint
 			}
 		}
+		if f.Forgiven() {
+			row.Status += " (quarantined)"
+		}
 		if f.Attempts > 1 {
 			switch f.Status {
 			case report.Pass:
@@ -52,7 +55,31 @@ func StepSummary(r *report.Report) string {
 	if r.Shards != nil {
 		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r)
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r) + quarantineSection(r)
+}
+
+// quarantineSection lists the files that ran under the configuration's
+// quarantine, each with its status, the entry's last day, owner and
+// reason, and a passed one as a candidate for release; "" when there were
+// none.
+func quarantineSection(r *report.Report) string {
+	var b strings.Builder
+	for i := range r.Files {
+		f := &r.Files[i]
+		if !f.Quarantined {
+			continue
+		}
+		outcome := string(f.Status) + " (" + f.Reason + "), which does not fail the run"
+		if f.Status == report.Pass {
+			outcome = "passed: a candidate for release (delete its entry)"
+		}
+		fmt.Fprintf(&b, "- %s %s; %s\n", textfmt.MarkdownCode(f.File), textfmt.Markdown(outcome),
+			textfmt.Markdown(textfmt.OneLine(report.QuarantineNote(f))))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "**Quarantined files** (they ran; a failure of theirs does not fail the run):\n" + b.String() + "\n"
 }
 
 // infraOf is ", infra: FINGERPRINT" for an attempt with cause infra.
