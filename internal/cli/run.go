@@ -56,6 +56,8 @@ type RunOptions struct {
 	// given (preflightTimeout.Changed), replaces the configuration's.
 	NoPreflight      bool
 	PreflightTimeout time.Duration
+	// NoQuarantine is --no-quarantine (see suite.Inputs.NoQuarantine).
+	NoQuarantine     bool
 	preflightTimeout *pflag.Flag
 	// History is --history: the URL of the run history's database; see
 	// historyRecorder for when it is taken from the environment.

@@ -142,3 +142,44 @@ func TestREADME_ArchitectureNamesEveryPackage(t *testing.T) {
 	}
 	assert.Contains(t, section, "cmd/miles-ci")
 }
+
+// The README's "Where a change goes" table is a newcomer's map: every path
+// it names must exist (NAME, Q and CMD stand for the newcomer's own name, so
+// some file of that shape must exist), and no kind of change may need more
+// than five files.
+func TestREADME_WhereAChangeGoesNamesFilesThatExist(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(b), "\n### Where a change goes\n")
+	require.True(t, ok, "the README's architecture has a Where a change goes table")
+	section, _, _ = strings.Cut(section, "\n#")
+
+	placeholder := regexp.MustCompile(`(^|[/_])(NAME|Q|CMD)([._/]|$)`)
+	code := regexp.MustCompile("`([^`]+)`")
+	kinds := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 4 || strings.HasPrefix(cells[1], "---") || strings.TrimSpace(cells[1]) == "change" {
+			continue
+		}
+		kind := strings.TrimSpace(cells[1])
+		kinds[kind] = true
+		paths := map[string]bool{}
+		for _, m := range code.FindAllStringSubmatch(cells[2], -1) {
+			if strings.Contains(m[1], "/") {
+				paths[m[1]] = true
+			}
+		}
+		assert.NotEmpty(t, paths, "%s: the row names no file", kind)
+		assert.LessOrEqual(t, len(paths), 5, "%s: a kind of change lands in at most five files", kind)
+		for p := range paths {
+			pattern := filepath.Join(repoRoot, placeholder.ReplaceAllString(strings.TrimSuffix(p, "/"), "${1}*${3}"))
+			found, err := filepath.Glob(pattern)
+			require.NoError(t, err, p)
+			assert.NotEmpty(t, found, "%s: %s names no file of the repository", kind, p)
+		}
+	}
+	for _, want := range []string{"a lint rule", "a report key", "a configuration key", "a history question"} {
+		assert.True(t, kinds[want], "the table has a row for %s", want)
+	}
+}
