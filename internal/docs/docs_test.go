@@ -159,7 +159,7 @@ func TestREADME_WhereAChangeGoesNamesFilesThatExist(t *testing.T) {
 	kinds := map[string]bool{}
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
-		if len(cells) != 4 || strings.HasPrefix(cells[1], "---") || strings.TrimSpace(cells[1]) == "change" {
+		if len(cells) != 4 || strings.HasPrefix(cells[1], "---") || strings.HasPrefix(strings.TrimSpace(cells[1]), "change") {
 			continue
 		}
 		kind := strings.TrimSpace(cells[1])
