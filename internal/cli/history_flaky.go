@@ -81,7 +81,7 @@ the first attempt: entries to delete. See miles-ci help history.`,
 	fs.BoolVar(&opts.Quarantine, "quarantine", false, "print the files as entries of the configuration's quarantine instead of the table")
 	flagkind.Set(fs.VarPF(intValue{&opts.UntilDays}, "until-days", "", "with --quarantine: each entry protects its file until `N` days from today"), flagkind.Number)
 	fs.BoolVar(&opts.Release, "release", false, "list the configuration's quarantine entries whose file passed its latest runs: entries to delete")
-	flagkind.Set(fs.VarPF(intValue{&opts.CleanRuns}, "clean-runs", "", "with --release: how many of the file's latest runs must have passed at the first attempt (`N`)"), flagkind.Number)
+	flagkind.Set(fs.VarPF(intValue{&opts.CleanRuns}, "clean-runs", "", "with --release: the `N` latest runs of a quarantined file that must all have passed at the first attempt"), flagkind.Number)
 	return cmd
 }
 

@@ -155,3 +155,28 @@ func TestHistoryFlakyRelease_NoQuarantineAndBadFlags(t *testing.T) {
 		assert.True(t, strings.HasPrefix(first, "error: --"), "%v: the error on one line: %s", args, errOut)
 	}
 }
+
+// The flags of both forms land in the options, with their defaults when
+// left out; nothing runs.
+func TestNewCmdHistoryFlaky_ParsesTheQuarantineFlags(t *testing.T) {
+	for _, tc := range []struct {
+		argv                 string
+		quarantine, release  bool
+		untilDays, cleanRuns int
+		untilGiven, cleanSet bool
+	}{
+		{"--quarantine", true, false, defaultUntilDays, defaultCleanRuns, false, false},
+		{"--quarantine --until-days 14", true, false, 14, defaultCleanRuns, true, false},
+		{"--release", false, true, defaultUntilDays, defaultCleanRuns, false, false},
+		{"--release --clean-runs 20", false, true, defaultUntilDays, 20, false, true},
+	} {
+		var got *HistoryFlakyOptions
+		f, _, _ := execFactory(t.TempDir(), nil)
+		cmd := newCmdHistoryFlaky(f, func(o *HistoryFlakyOptions) error { got = o; return nil })
+		cmd.SetArgs(append([]string{"--from", "reports/"}, strings.Fields(tc.argv)...))
+		require.NoError(t, cmd.Execute(), tc.argv)
+		assert.Equal(t, [2]bool{tc.quarantine, tc.release}, [2]bool{got.Quarantine, got.Release}, tc.argv)
+		assert.Equal(t, [2]int{tc.untilDays, tc.cleanRuns}, [2]int{got.UntilDays, got.CleanRuns}, tc.argv)
+		assert.Equal(t, [2]bool{tc.untilGiven, tc.cleanSet}, [2]bool{got.untilGiven, got.cleanGiven}, tc.argv)
+	}
+}
