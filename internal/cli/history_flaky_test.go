@@ -295,28 +295,8 @@ tests/e2e/test_b.py  stage-c-8-gpu-h100  5     1       0        1         20.0% 
 	assert.NotContains(t, above, "test_a.py")
 	assert.Contains(t, above, "3 files failed or passed only on a retry (1 more under --min-rate); 4 clean files")
 
-	// The quarantine proposal: every file at or above the rate but the one
-	// that fails on one host only, which is the host's to answer for.
-	_, q := askBoth(t, dir, urls, "history", "flaky", "--min-rate", "0.2", "--quarantine")
-	assert.Equal(t, `# The files of the run history that failed or passed only on a retry in at
-# least 20.0% of their runs (miles-ci history flaky --quarantine). A proposal:
-# miles-ci run does not read this list; see miles-ci help history.
-quarantine:
-  - file: tests/e2e/test_d.py
-    suite: stage-b-2-gpu-h200
-    rate: 1
-    reason: 'flaky: 5 of 5 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
-  - file: tests/e2e/test_c.py
-    suite: stage-c-8-gpu-h100
-    rate: 0.267
-    reason: 'flaky: 0 of 30 runs failed, 8 passed on a retry, 0 failed at a commit where another run passed'
-  - file: tests/e2e/test_a.py
-    suite: stage-c-8-gpu-h100
-    rate: 0.2
-    reason: 'flaky: 6 of 30 runs failed, 0 passed on a retry, 0 failed at a commit where another run passed'
-# Left out, failing on one host only (see miles-ci history hosts):
-#   tests/e2e/test_b.py (stage-c-8-gpu-h100): only on runner-x
-`, q)
+	// The quarantine proposal (--quarantine) and the entries to release
+	// (--release): see history_release_test.go.
 }
 
 func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testing.T) {

@@ -29,12 +29,18 @@ func flakyRows(id, sha, runner, file string, statuses ...report.Status) []Row {
 func flakyOf(t *testing.T, runs ...[]Row) *Flaky {
 	t.Helper()
 	a := &FlakyAnswer{}
+	addRuns(t, a, runs)
+	return a.Result()
+}
+
+// addRuns hands the rows of each run to the answer, in order.
+func addRuns(t *testing.T, a Answer, runs [][]Row) {
+	t.Helper()
 	for _, rows := range runs {
 		for i := range rows {
 			require.NoError(t, a.Add(&rows[i]))
 		}
 	}
-	return a.Result()
 }
 
 func TestFlaky_CountsEachRunByItsLastAttempt(t *testing.T) {

@@ -3,7 +3,6 @@ package view
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -63,12 +62,34 @@ func FlakyJSON(w io.Writer, res *history.Flaky, files []*history.FlakyFile, minR
 	}{minRate, files, len(res.Files) - len(files), res.Clean})
 }
 
-// quarantineEntry is one file of the proposed quarantine list.
+// quarantineEntry is one entry of the proposed quarantine, in the form
+// of the configuration's quarantine: key (config.QuarantineEntry).
 type quarantineEntry struct {
 	File   yamlText `yaml:"file"`
-	Suite  yamlText `yaml:"suite"`
-	Rate   float64  `yaml:"rate"`
-	Reason string   `yaml:"reason"`
+	Reason yamlText `yaml:"reason"`
+	Until  yamlDate `yaml:"until"`
+	Suites yamlList `yaml:"suites"`
+}
+
+// yamlDate is a date written plain (2027-01-31), as the configuration
+// writes an entry's until.
+type yamlDate string
+
+func (d yamlDate) MarshalYAML() (any, error) {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: string(d)}, nil
+}
+
+// yamlList is a list of names written on one line ([a, b]), each as
+// yamlText.
+type yamlList []string
+
+func (l yamlList) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, s := range l {
+		v, _ := yamlText(s).MarshalYAML()
+		n.Content = append(n.Content, v.(*yaml.Node))
+	}
+	return n, nil
 }
 
 // yamlText is a name from the history written as a YAML value: as the
@@ -86,16 +107,16 @@ func (s yamlText) MarshalYAML() (any, error) {
 	return n, nil
 }
 
-// Quarantine writes the files as a YAML `quarantine:` list to paste into
-// a configuration: each file with its suite, its rate (to 3 decimals) and
-// the counts as the reason. A file that failed on one host alone is left
-// out, in a comment: quarantining it would hide the host. No miles-ci
-// reads the list yet (see `help history`); the header says so.
-func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error {
+// Quarantine writes the files as entries of the configuration's
+// quarantine: list, to review and paste into it: each file with the
+// measured rate and counts as its reason, until the day given, and the
+// suite that measured it. A file that failed on one host alone is left
+// out, in a comment: quarantining it would hide the host.
+func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64, until string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The files of the run history that failed or passed only on a retry in at\n"+
-		"# least %s of their runs (miles-ci history flaky --quarantine). A proposal:\n"+
-		"# miles-ci run does not read this list; see miles-ci help history.\n", Percent(minRate))
+		"# least %s of their runs (miles-ci history flaky --quarantine): entries of\n"+
+		"# the configuration's quarantine to review and paste (miles-ci help config).\n", Percent(minRate))
 	var list []quarantineEntry
 	var tied []*history.FlakyFile
 	for _, f := range files {
@@ -103,9 +124,9 @@ func Quarantine(w io.Writer, files []*history.FlakyFile, minRate float64) error 
 			tied = append(tied, f)
 			continue
 		}
-		list = append(list, quarantineEntry{File: yamlText(f.File), Suite: yamlText(f.Suite), Rate: math.Round(f.Rate*1000) / 1000,
-			Reason: fmt.Sprintf("flaky: %d of %d runs failed, %d passed on a retry, %d failed at a commit where another run passed",
-				f.Failures, f.Runs, f.PassedOnRetry, f.PassedSameCommit)})
+		list = append(list, quarantineEntry{File: yamlText(f.File), Until: yamlDate(until), Suites: yamlList{f.Suite},
+			Reason: yamlText(fmt.Sprintf("flaky: %s of %d runs (%d failed, %d passed on a retry, %d failed at a commit where another run passed)",
+				Percent(f.Rate), f.Runs, f.Failures, f.PassedOnRetry, f.PassedSameCommit))})
 	}
 	if list == nil {
 		list = []quarantineEntry{}
