@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -31,18 +32,16 @@ type Preflight struct {
 	// environment (nil: ours).
 	Path string
 	Env  []string
+	// Preflight is the configuration's preflight section, passed whole:
 	// Timeout bounds the whole check, Interval is the pause between tries
-	// and QueryTimeout bounds one call of the tool; 0 selects the default.
-	Timeout      time.Duration
-	Interval     time.Duration
-	QueryTimeout time.Duration
+	// and QueryTimeout bounds one call of the tool (0 selects the default);
+	// ForeignProcesses "fail" makes a process of another job holding GPU
+	// memory keep the host not ready (it may still be exiting, so the check
+	// tries again until Timeout); otherwise such processes are only recorded.
+	config.Preflight
 	// GPUsNeeded is the count the suite needs (0: none checked). Fewer
 	// GPUs listed is not ready at once: GPUs do not appear by waiting.
 	GPUsNeeded int
-	// FailOnForeign makes a process of another job holding GPU memory
-	// keep the host not ready (it may still be exiting, so the check tries
-	// again until Timeout); otherwise such processes are only recorded.
-	FailOnForeign bool
 	// ToolRequired makes a host with no GPU tool on Path not ready, at
 	// once (a tool does not appear by waiting), instead of skipping the
 	// check: in GitHub Actions a GPU job's runner is a GPU host, and a
@@ -167,7 +166,7 @@ func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline t
 		}
 	}
 	if failure != "" {
-		if p.FailOnForeign || strings.HasSuffix(failure, errStuck) {
+		if p.failOnForeign() || strings.HasSuffix(failure, errStuck) {
 			return nil, failure, said
 		}
 		// Foreign processes only warn: a list the tool could not give
@@ -179,7 +178,7 @@ func (p Preflight) try(ctx context.Context, tool gpuTool, bin string, deadline t
 	// Before the first test every process on a GPU is another job's, and
 	// after a failed attempt this run's children are already reaped.
 	pf.Foreign = append(pf.Foreign[:0], procs...)
-	if p.FailOnForeign && len(procs) > 0 {
+	if p.failOnForeign() && len(procs) > 0 {
 		return nil, fmt.Sprintf("%d process(es) of another job hold GPU memory", len(procs)), ""
 	}
 	return gpus, "", ""
@@ -202,3 +201,6 @@ func (p *Preflight) defaults() {
 		p.Sleep = sleep
 	}
 }
+
+// failOnForeign: another job's process on a GPU keeps the host not ready.
+func (p Preflight) failOnForeign() bool { return p.ForeignProcesses == config.ForeignFail }

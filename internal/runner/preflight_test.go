@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
@@ -33,7 +34,8 @@ func fakePreflight(t *testing.T, backend string, env ...string) Preflight {
 	t.Helper()
 	path := fakeGPUDir(t) + string(os.PathListSeparator) + "/usr/bin:/bin"
 	return Preflight{Backend: backend, Path: path, Env: append([]string{"PATH=" + path}, env...),
-		Timeout: 30 * time.Second, Interval: 10 * time.Millisecond, QueryTimeout: 10 * time.Second, GPUsNeeded: 8}
+		Preflight:  config.Preflight{Timeout: 30 * time.Second, Interval: 10 * time.Millisecond, QueryTimeout: 10 * time.Second},
+		GPUsNeeded: 8}
 }
 
 func TestPreflight_AHealthyHostIsReadyOnTheFirstTry(t *testing.T) {
@@ -135,7 +137,7 @@ func TestPreflight_AForeignProcessIsRecordedOrKeepsTheHostNotReady(t *testing.T)
 	assert.Equal(t, report.PreflightReady, pf.Status, "by default a warning")
 	assert.Equal(t, foreign, pf.Foreign)
 
-	p.FailOnForeign, p.Timeout, p.Interval = true, 200*time.Millisecond, 50*time.Millisecond
+	p.ForeignProcesses, p.Timeout, p.Interval = config.ForeignFail, 200*time.Millisecond, 50*time.Millisecond
 	pf = p.Check(context.Background(), "start")
 	assert.Equal(t, report.PreflightNotReady, pf.Status)
 	assert.Equal(t, "not ready within 200ms: 1 process(es) of another job hold GPU memory", pf.Reason)
@@ -249,7 +251,7 @@ func TestPreflight_AProcessListTheToolCannotGiveOnlyWarnsByDefault(t *testing.T)
 	assert.Equal(t, 8, pf.GpusFound)
 	assert.Contains(t, pf.ForeignError, "nvidia-smi process list not understood")
 
-	p.FailOnForeign, p.Timeout, p.Interval = true, 200*time.Millisecond, 50*time.Millisecond
+	p.ForeignProcesses, p.Timeout, p.Interval = config.ForeignFail, 200*time.Millisecond, 50*time.Millisecond
 	pf = p.Check(context.Background(), "start")
 	assert.Equal(t, report.PreflightNotReady, pf.Status)
 	assert.Contains(t, pf.Reason, "process list not understood")
@@ -281,11 +283,11 @@ func TestLastWords_KeepsTheLastLineAndNoControlCharacter(t *testing.T) {
 func TestPreflight_TheDeadlineBoundsAHungProcessList(t *testing.T) {
 	testutil.SkipShort(t, "two checks that wait out their 2 s deadline")
 	testutil.NeedLinux(t, "process groups and /proc")
-	for _, failOnForeign := range []bool{false, true} {
+	for _, foreign := range []string{config.ForeignWarn, config.ForeignFail} {
 		pids := filepath.Join(t.TempDir(), "pids")
 		t.Cleanup(func() { killFakes(pids) })
 		p := fakePreflight(t, "cuda", "FAKE_GPU_PROCS=hang", "FAKE_GPU_PIDFILE="+pids)
-		p.Timeout, p.QueryTimeout, p.FailOnForeign = 2*time.Second, 60*time.Second, failOnForeign
+		p.Timeout, p.QueryTimeout, p.ForeignProcesses = 2*time.Second, 60*time.Second, foreign
 		done := make(chan report.Preflight, 1)
 		go func() { done <- p.Check(context.Background(), "start") }()
 		var pf report.Preflight
@@ -295,7 +297,7 @@ func TestPreflight_TheDeadlineBoundsAHungProcessList(t *testing.T) {
 			t.Fatal("the check did not end within 30s: its 2s deadline did not bound the process list")
 		}
 		const cut = "nvidia-smi timed out at the preflight's 2s deadline"
-		if failOnForeign {
+		if foreign == config.ForeignFail {
 			assert.Equal(t, report.PreflightNotReady, pf.Status)
 			assert.Equal(t, "not ready within 2s: "+cut, pf.Reason)
 		} else {

@@ -41,7 +41,6 @@ func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into 
 	if p.Backend == config.CPU || s.Preflight.Off {
 		return nil
 	}
-	c := s.Preflight.Config
 	// In a GitHub Actions job a GPU suite runs on a GPU runner, where a
 	// missing GPU tool is a broken host (Miles' wait step failed on it);
 	// elsewhere (a developer's machine) the check is skipped, as Python
@@ -49,8 +48,7 @@ func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into 
 	actions := s.Getenv("GITHUB_ACTIONS") == "true"
 	check := runner.Preflight{
 		Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env,
-		Timeout: c.Timeout, Interval: c.Interval, QueryTimeout: c.QueryTimeout,
-		GPUsNeeded: p.Suite.GPUsNeeded(), FailOnForeign: c.ForeignProcesses == config.ForeignFail,
+		Preflight: s.Preflight.Config, GPUsNeeded: p.Suite.GPUsNeeded(),
 		ToolRequired: ghactions.InJob(s.Getenv), Now: s.Now, Sleep: s.Preflight.Sleep,
 	}
 	return func(ctx context.Context, when string) bool {
