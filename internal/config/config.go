@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -239,9 +240,7 @@ const (
 // gets: its fields' default tags.
 func DefaultPreflight() Preflight {
 	var pf Preflight
-	if _, err := (&parser{}).keyed(nil, "preflight", &pf); err != nil {
-		panic(err)
-	}
+	setDefaults("preflight", reflect.ValueOf(&pf).Elem())
 	return pf
 }
 

@@ -54,12 +54,8 @@ func keyFields(t reflect.Type) []keyField {
 // values by key, for what a section does beyond its keys.
 func (p *parser) keyed(n *yaml.Node, name string, dst any) (map[string]*yaml.Node, error) {
 	s := reflect.ValueOf(dst).Elem()
+	setDefaults(name, s)
 	fields := keyFields(s.Type())
-	for _, kf := range fields {
-		if kf.def != "" {
-			s.Field(kf.index).Set(defaultValue(name, kf, s.Field(kf.index).Type()))
-		}
-	}
 	if n == nil {
 		return nil, nil
 	}
@@ -73,9 +69,14 @@ func (p *parser) keyed(n *yaml.Node, name string, dst any) (map[string]*yaml.Nod
 	}
 	for _, kf := range fields {
 		v := f[kf.key]
-		if v == nil {
-			if kf.required != "" {
-				return nil, p.errf(n, "the %s section has no %q %s", name, kf.key, kf.required)
+		switch {
+		case v == nil && kf.required != "":
+			return nil, p.errf(n, "the %s section has no %q %s", name, kf.key, kf.required)
+		case v == nil:
+			continue
+		case kf.check == "block":
+			if _, err := p.keyed(v, name+"."+kf.key, s.Field(kf.index).Addr().Interface()); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -86,6 +87,20 @@ func (p *parser) keyed(n *yaml.Node, name string, dst any) (map[string]*yaml.Nod
 		s.Field(kf.index).Set(reflect.ValueOf(x).Convert(s.Field(kf.index).Type()))
 	}
 	return f, nil
+}
+
+// setDefaults sets each field of the section struct s that has a default
+// tag, and those of its blocks (check:"block": a struct of keys of its
+// own, read as the section name.key).
+func setDefaults(name string, s reflect.Value) {
+	for _, kf := range keyFields(s.Type()) {
+		switch {
+		case kf.check == "block":
+			setDefaults(name+"."+kf.key, s.Field(kf.index))
+		case kf.def != "":
+			s.Field(kf.index).Set(defaultValue(name, kf, s.Field(kf.index).Type()))
+		}
+	}
 }
 
 // defaultValue is the value of a key's default tag, read as a value in a
@@ -113,6 +128,7 @@ func defaultValue(section string, kf keyField, t reflect.Type) reflect.Value {
 //	text=RULE    a string that texts[RULE] accepts
 //	strings      a []string, a list of strings
 //
+// (A block, a struct of keys of its own, keyed reads as a section.)
 // A value of the wrong kind is the one-line "what "value" must be ...".
 func (p *parser) readKey(v *yaml.Node, what, check string) (any, error) {
 	kind, arg, _ := strings.Cut(check, "=")
