@@ -118,24 +118,41 @@ func defaultValue(section string, kf keyField, t reflect.Type) reflect.Value {
 	return reflect.ValueOf(x).Convert(t)
 }
 
-// readKey reads the value v of the key what by its kind:
-//
-//	duration     a positive time.Duration: Go's syntax (120s, 2m, 1m30s) or
-//	             whole seconds, at most MaxTimeout seconds
-//	seconds      an int, whole seconds from 1 to MaxTimeout
-//	minutes      a float64, a number of minutes of at least 0
-//	enum=A|B|C   a string, one of those
-//	text=RULE    a string that texts[RULE] accepts
-//	strings      a []string, a list of strings
-//
-// (A block, a struct of keys of its own, keyed reads as a section.)
-// A value of the wrong kind is the one-line "what "value" must be ...".
+// readKey reads the value v of the key what by its check, a kind and
+// what follows its "=" (see kinds). A kind no key has yet is a line of
+// kinds: its Go type, its reader, and a value it takes and one it refuses,
+// which TestKinds_TakeAndRefuseTheirExamples reads.
 func (p *parser) readKey(v *yaml.Node, what, check string) (any, error) {
-	kind, arg, _ := strings.Cut(check, "=")
-	mustBe := func(phrase string) error { return p.errf(v, "%s %q must be %s", what, v.Value, phrase) }
-	switch kind {
-	case "duration":
-		bad := mustBe(fmt.Sprintf("a positive duration, as 120s, 2m or 1m30s (a bare number is seconds), of at most %d seconds", MaxTimeout))
+	name, arg, _ := strings.Cut(check, "=")
+	k, ok := kinds[name]
+	if !ok {
+		panic(fmt.Sprintf("config: %s has no known check %q", what, check))
+	}
+	return k.read(p, v, what, arg)
+}
+
+// kind is how a key's value is read: into its Go type typ, or a problem,
+// most often "what "value" must be ..." (see mustBe).
+type kind struct {
+	typ  reflect.Type
+	read func(p *parser, v *yaml.Node, what, arg string) (any, error)
+	// arg, good and bad are an example of the check's argument, a value
+	// the kind takes and one it refuses, as YAML text.
+	arg, good, bad string
+}
+
+// mustBe is the problem of a value of the wrong kind.
+func (p *parser) mustBe(v *yaml.Node, what, phrase string) error {
+	return p.errf(v, "%s %q must be %s", what, v.Value, phrase)
+}
+
+// kinds are the checks a key's tag names (check:"NAME" or "NAME=ARG");
+// block, a struct of keys of its own, keyed reads as a section.
+var kinds = map[string]kind{
+	// A positive duration: Go's syntax (120s, 2m, 1m30s) or whole
+	// seconds, at most MaxTimeout seconds.
+	"duration": {reflect.TypeFor[time.Duration](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
+		bad := p.mustBe(v, what, fmt.Sprintf("a positive duration, as 120s, 2m or 1m30s (a bare number is seconds), of at most %d seconds", MaxTimeout))
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 			return nil, bad
 		}
@@ -151,43 +168,49 @@ func (p *parser) readKey(v *yaml.Node, what, check string) (any, error) {
 			return nil, bad
 		}
 		return d, nil
-	case "seconds":
+	}, "", "1m30s", "0s"},
+	// Whole seconds from 1 to MaxTimeout.
+	"seconds": {reflect.TypeFor[int](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
 		// yaml.v3 would decode 1.5 into an int as 1; only an integer is one.
 		var secs int
 		if v.ShortTag() != "!!int" || v.Decode(&secs) != nil || secs < 1 || secs > MaxTimeout {
-			return nil, mustBe(fmt.Sprintf("a whole number of seconds from 1 to %d", MaxTimeout))
+			return nil, p.mustBe(v, what, fmt.Sprintf("a whole number of seconds from 1 to %d", MaxTimeout))
 		}
 		return secs, nil
-	case "minutes":
+	}, "", "600", "1.5"},
+	// A number of minutes, an integer or a float, of at least 0.
+	"minutes": {reflect.TypeFor[float64](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
 		m, ok := minutes(v)
 		if !ok || m < 0 {
-			return nil, mustBe("a number of minutes of at least 0")
+			return nil, p.mustBe(v, what, "a number of minutes of at least 0")
 		}
 		return m, nil
-	case "enum", "text":
+	}, "", "7.5", ".inf"},
+	// A string, one of those the argument lists: enum=warn|fail.
+	"enum": {reflect.TypeFor[string](), func(p *parser, v *yaml.Node, what, arg string) (any, error) {
 		s, err := p.str(v, what)
-		if err != nil {
-			return nil, err
+		values := strings.Split(arg, "|")
+		if err == nil && !slices.Contains(values, s) {
+			err = p.mustBe(v, what, orList(values))
 		}
-		if kind == "enum" {
-			values := strings.Split(arg, "|")
-			if !slices.Contains(values, s) {
-				return nil, mustBe(orList(values))
-			}
-			return s, nil
-		}
+		return s, err
+	}, "warn|fail", "warn", "kill"},
+	// A string that the text rule the argument names accepts: text=image.
+	"text": {reflect.TypeFor[string](), func(p *parser, v *yaml.Node, what, arg string) (any, error) {
 		rule, ok := texts[arg]
 		if !ok {
 			panic(fmt.Sprintf("config: %s names no text rule %q", what, arg))
 		}
-		if !rule.ok(s) {
-			return nil, mustBe(rule.must)
+		s, err := p.str(v, what)
+		if err == nil && !rule.ok(s) {
+			err = p.mustBe(v, what, rule.must)
 		}
-		return s, nil
-	case "strings":
+		return s, err
+	}, "image", "radixark/miles", "radixark/miles:dev"},
+	// A list of strings (an argv, labels).
+	"strings": {reflect.TypeFor[[]string](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
 		return p.strList(v, what)
-	}
-	panic(fmt.Sprintf("config: %s has no known check %q", what, check))
+	}, "", "[nvidia-smi, -L]", "nvidia-smi"},
 }
 
 // texts are the rules a text key names (check:"text=RULE"): what the

@@ -92,27 +92,19 @@ func TestKeys_TheDocsKeyTableListsEveryKey(t *testing.T) {
 // Every tag names a kind readKey knows, for a field of that kind's type,
 // and a default that reads as a value of the key.
 func TestKeys_TagsNameAKnownKindOfTheFieldsType(t *testing.T) {
-	types := map[string]reflect.Type{
-		"duration": reflect.TypeFor[time.Duration](),
-		"seconds":  reflect.TypeFor[int](),
-		"minutes":  reflect.TypeFor[float64](),
-		"enum":     reflect.TypeFor[string](),
-		"text":     reflect.TypeFor[string](),
-		"strings":  reflect.TypeFor[[]string](),
-	}
 	for _, k := range keyedKeys(t) {
-		kind, arg, _ := strings.Cut(k.check, "=")
-		if kind == "block" {
+		name, arg, _ := strings.Cut(k.check, "=")
+		if name == "block" {
 			assert.Equal(t, reflect.Struct, k.field.Type.Kind(), "%s: a block is a struct of keys", k.name)
 			assert.Empty(t, k.def, "%s: a block's defaults are its keys'", k.name)
 			continue
 		}
-		typ, ok := types[kind]
+		kind, ok := kinds[name]
 		if !assert.True(t, ok, "%s: check %q is no kind", k.name, k.check) {
 			continue
 		}
-		assert.Equal(t, typ, k.field.Type, "%s: a %s key is a %s field", k.name, kind, typ)
-		if kind == "text" {
+		assert.Equal(t, kind.typ, k.field.Type, "%s: a %s key is a %s field", k.name, name, kind.typ)
+		if name == "text" {
 			_, ok := texts[arg]
 			assert.True(t, ok, "%s: no text rule %q", k.name, arg)
 		}
@@ -120,6 +112,27 @@ func TestKeys_TagsNameAKnownKindOfTheFieldsType(t *testing.T) {
 			assert.NotPanics(t, func() { defaultValue("s", k.keyField, k.field.Type) }, "%s: default %q", k.name, k.def)
 		}
 		assert.False(t, k.def != "" && k.required != "", "%s: a required key has no default", k.name)
+	}
+}
+
+// Every kind takes its good example, as a value of its type, and refuses
+// its bad one with a one-line message naming the key, its value and line.
+func TestKinds_TakeAndRefuseTheirExamples(t *testing.T) {
+	p := &parser{file: "ci.yaml"}
+	node := func(text string) *yaml.Node {
+		var doc yaml.Node
+		require.NoError(t, yaml.Unmarshal([]byte("\n"+text), &doc), text)
+		return doc.Content[0]
+	}
+	for name, k := range kinds {
+		x, err := p.readKey(node(k.good), "s.key", name+"="+k.arg)
+		if assert.NoError(t, err, "%s takes %s", name, k.good) {
+			assert.Equal(t, k.typ, reflect.TypeOf(x), "%s reads a %s", name, k.typ)
+		}
+		_, err = p.readKey(node(k.bad), "s.key", name+"="+k.arg)
+		if assert.Error(t, err, "%s refuses %s", name, k.bad) {
+			assert.Regexp(t, `^ci\.yaml:2: s\.key [^\n]*must be [^\n]+$`, err.Error(), name)
+		}
 	}
 }
 
