@@ -18,7 +18,7 @@ import (
 //	Timeout time.Duration `key:"timeout" check:"duration" default:"120s"`
 //
 // key is its name in the section; check the kind of its value (see
-// readKey), which reads and checks it; default, when given, the value a
+// kinds), which reads and checks it; default, when given, the value a
 // section without the key gets, written as in the file and read as the key
 // is; required, a key the section must have, named as the tag says in
 // "the gate section has no "hook" function". The section's allowed keys,
