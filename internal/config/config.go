@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -116,7 +117,7 @@ func (s Suite) ShardBudget() float64 {
 // SuiteDefaults are the values of a suite that does not set its own.
 type SuiteDefaults struct {
 	// SetupMinutes is Suite.SetupMinutes of a suite that sets none.
-	SetupMinutes float64
+	SetupMinutes float64 `key:"setup_minutes" check:"minutes"`
 }
 
 // MaxGPUs bounds a suite's gpus key: far more than one runner holds.
@@ -182,10 +183,11 @@ type RegisterFunc struct {
 type FileRun struct {
 	// ImageRepository is the container image a file runs in, without the
 	// tag (the request chooses the tag); "" when not configured.
-	ImageRepository string
+	ImageRepository string `key:"image_repository" check:"text=image"`
 	// MinTimeout is the shortest time limit of a file run in seconds; a
-	// file gets 1.25 times its est_time when that is longer.
-	MinTimeout int
+	// file gets 1.25 times its est_time when that is longer (by default
+	// the default --timeout-per-file of a suite run).
+	MinTimeout int `key:"min_timeout" check:"seconds" default:"1800"`
 }
 
 // Gate configures the metric-history gate that `run` drives after every
@@ -199,31 +201,33 @@ type Gate struct {
 	// only --gate-hook calls a gate.
 	Configured bool
 	// Python is the adapter's interpreter, one that has the store's driver.
-	Python string
+	Python string `key:"python" check:"text=interpreter" default:"python3"`
 	// Hook evaluates one file: hook(file, record, store=, registry=,
 	// write_baseline=, provenance=).
-	Hook string
+	Hook string `key:"hook" check:"text=function" required:"function"`
 	// Store builds the store once per run, or returns None (gate off).
-	Store string
+	Store string `key:"store" check:"text=function" required:"function"`
 	// Provenance returns the run's provenance, once per run.
-	Provenance string
+	Provenance string `key:"provenance" check:"text=function" required:"function"`
 	// Registry reads a file's registrations: registry(file) -> a list of
 	// objects with .backend (an enum whose value is the backend name) and
 	// .suite.
-	Registry string
+	Registry string `key:"registry" check:"text=function" required:"function"`
 	// Timeout bounds one call in seconds (also the store's construction).
-	Timeout int
+	Timeout int `key:"timeout" check:"seconds" default:"600"`
 }
 
 // Preflight configures the GPU preflight of `run` (see runner.Preflight):
 // how long the host may take to be ready, how often the GPU tool is asked
 // meanwhile and how long one call may take, and what a process of another
-// job holding GPU memory does (ForeignWarn or ForeignFail).
+// job holding GPU memory does (ForeignWarn or ForeignFail). The defaults
+// are Miles' wait loop, 60 tries 2 s apart, about 120 s in all, with every
+// call bounded as the host's GPU query is.
 type Preflight struct {
-	Timeout          time.Duration
-	Interval         time.Duration
-	QueryTimeout     time.Duration
-	ForeignProcesses string
+	Timeout          time.Duration `key:"timeout" check:"duration" default:"120s"`
+	Interval         time.Duration `key:"interval" check:"duration" default:"2s"`
+	QueryTimeout     time.Duration `key:"query_timeout" check:"duration" default:"5s"`
+	ForeignProcesses string        `key:"foreign_processes" check:"enum=warn|fail" default:"warn"`
 }
 
 // The values of preflight.foreign_processes.
@@ -233,18 +237,12 @@ const (
 )
 
 // DefaultPreflight is the preflight a configuration without the section
-// gets: Miles' wait loop, 60 tries 2 s apart, about 120 s in all, with
-// every call bounded as the host's GPU query is.
+// gets: its fields' default tags.
 func DefaultPreflight() Preflight {
-	return Preflight{Timeout: 120 * time.Second, Interval: 2 * time.Second, QueryTimeout: 5 * time.Second, ForeignProcesses: ForeignWarn}
+	var pf Preflight
+	setDefaults("preflight", reflect.ValueOf(&pf).Elem())
+	return pf
 }
-
-// DefaultGateTimeout is Gate.Timeout when the section does not say.
-const DefaultGateTimeout = 600
-
-// DefaultFileRunTimeout is FileRun.MinTimeout when the configuration does
-// not say: the default --timeout-per-file of a suite run.
-const DefaultFileRunTimeout = 1800
 
 // MaxTimeout bounds a configured timeout in seconds (68 years): far beyond
 // any CI job, and small enough for every integer and duration it meets.
@@ -276,18 +274,18 @@ type Config struct {
 	// it is false the labels are the YAML list (a fallback when LabelsFile
 	// is set but absent from the repository).
 	LabelsFromFile    bool
-	SuiteDefaults     SuiteDefaults
+	SuiteDefaults     SuiteDefaults `section:"suite_defaults"`
 	Suites            []Suite
 	Schedules         map[string]string
 	ScopeSubtractions map[string][]string
 	NoGPUPaths        []string
-	FileRun           FileRun
-	Gate              Gate
+	FileRun           FileRun `section:"file_run"`
+	Gate              Gate    `section:"gate"`
 	// InfraFingerprints recognise a failure of the host in a GPU test's
 	// output, in configured order (see InfraFingerprint); empty when the
 	// configuration turns them off.
 	InfraFingerprints []InfraFingerprint
-	Preflight         Preflight
+	Preflight         Preflight `section:"preflight"`
 	// Quarantine lists the quarantined test files (see QuarantineEntry);
 	// QuarantineOff the cadences whose runs ignore it (none: every
 	// cadence, nightly too, obeys it).

@@ -593,7 +593,7 @@ func TestParse_GateSection(t *testing.T) {
 	c, err = Parse("ci.yaml", []byte(minimal+gateSection("python: /usr/bin/python3")))
 	require.NoError(t, err)
 	assert.Equal(t, Gate{Configured: true, Python: "/usr/bin/python3", Hook: "m:h", Store: "m:s", Provenance: "m:p",
-		Registry: "m:r", Timeout: DefaultGateTimeout}, c.Gate)
+		Registry: "m:r", Timeout: 600}, c.Gate)
 
 	assert.Equal(t, Gate{Configured: true, Python: "python3", Hook: "tests.ci.ci_utils:run_gate_hook",
 		Store: "tests.ci.ci_utils:build_store_from_env", Provenance: "tests.ci.ci_utils:gate_provenance_from_env",
@@ -629,7 +629,7 @@ func TestSuite_GPUsNeededIsTheGpusKeyElseTheRunnerLabel(t *testing.T) {
 func TestParse_FileRunSectionIsOptional(t *testing.T) {
 	c, err := Parse("ci.yaml", []byte(minimal))
 	require.NoError(t, err)
-	assert.Equal(t, FileRun{MinTimeout: DefaultFileRunTimeout}, c.FileRun, "no image repository, the default timeout")
+	assert.Equal(t, FileRun{MinTimeout: 1800}, c.FileRun, "no image repository, the default timeout")
 }
 
 func TestParse_ExtendsDefaultReplacesOnlyTheSectionsGiven(t *testing.T) {

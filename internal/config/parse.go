@@ -9,10 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -728,60 +726,8 @@ func (p *parser) top(n *yaml.Node, c *Config) error {
 // preflight reads the optional preflight section (see Preflight); every
 // key has a default.
 func (p *parser) preflight(n *yaml.Node, c *Config) error {
-	c.Preflight = DefaultPreflight()
-	if n == nil {
-		return nil
-	}
-	f, err := p.fields(n, "preflight", "timeout", "interval", "query_timeout", "foreign_processes")
-	if err != nil {
-		return err
-	}
-	for _, d := range []struct {
-		key string
-		dst *time.Duration
-	}{{"timeout", &c.Preflight.Timeout}, {"interval", &c.Preflight.Interval}, {"query_timeout", &c.Preflight.QueryTimeout}} {
-		v := f[d.key]
-		if v == nil {
-			continue
-		}
-		if *d.dst, err = p.duration(v, "preflight."+d.key); err != nil {
-			return err
-		}
-	}
-	if v := f["foreign_processes"]; v != nil {
-		s, err := p.str(v, "preflight.foreign_processes")
-		if err != nil {
-			return err
-		}
-		if s != ForeignWarn && s != ForeignFail {
-			return p.errf(v, "preflight.foreign_processes %q must be %s or %s", s, ForeignWarn, ForeignFail)
-		}
-		c.Preflight.ForeignProcesses = s
-	}
-	return nil
-}
-
-// duration reads a positive duration: Go's syntax (120s, 2m, 1m30s), or a
-// whole number of seconds, at most MaxTimeout seconds.
-func (p *parser) duration(v *yaml.Node, what string) (time.Duration, error) {
-	bad := p.errf(v, "%s %q must be a positive duration, as 120s, 2m or 1m30s (a bare number is seconds), of at most %d seconds", what, v.Value, MaxTimeout)
-	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		return 0, bad
-	}
-	var d time.Duration
-	if v.Tag == "!!int" {
-		secs, err := strconv.ParseInt(v.Value, 10, 64)
-		if err != nil || secs < 1 || secs > MaxTimeout {
-			return 0, bad
-		}
-		d = time.Duration(secs) * time.Second
-	} else {
-		var err error
-		if d, err = time.ParseDuration(v.Value); err != nil || d <= 0 || d > MaxTimeout*time.Second {
-			return 0, bad
-		}
-	}
-	return d, nil
+	_, err := p.keyed(n, "preflight", &c.Preflight)
+	return err
 }
 
 // gate reads the optional gate section (see Gate). Every function is
@@ -790,76 +736,20 @@ func (p *parser) gate(n *yaml.Node, c *Config) error {
 	if n == nil {
 		return nil
 	}
-	g := Gate{Configured: true, Python: "python3", Timeout: DefaultGateTimeout}
-	f, err := p.fields(n, "gate", "python", "hook", "store", "provenance", "registry", "timeout")
-	if err != nil {
+	g := Gate{Configured: true}
+	if _, err := p.keyed(n, "gate", &g); err != nil {
 		return err
-	}
-	if v := f["python"]; v != nil {
-		if g.Python, err = p.str(v, "gate.python"); err != nil {
-			return err
-		}
-		if g.Python == "" || strings.ContainsAny(g.Python, "\r\n\x00") {
-			return p.errf(v, "gate.python %q must be an interpreter's name or path", g.Python)
-		}
-	}
-	for _, fn := range []struct {
-		key string
-		dst *string
-	}{{"hook", &g.Hook}, {"store", &g.Store}, {"provenance", &g.Provenance}, {"registry", &g.Registry}} {
-		v := f[fn.key]
-		if v == nil {
-			return p.errf(n, "the gate section has no %q function", fn.key)
-		}
-		if *fn.dst, err = p.str(v, "gate."+fn.key); err != nil {
-			return err
-		}
-		if !gateFuncRE.MatchString(*fn.dst) {
-			return p.errf(v, "gate.%s %q must be module:function, as tests.ci.ci_utils:run_gate_hook", fn.key, *fn.dst)
-		}
-	}
-	if v := f["timeout"]; v != nil {
-		if v.ShortTag() != "!!int" || v.Decode(&g.Timeout) != nil || g.Timeout < 1 || g.Timeout > MaxTimeout {
-			return p.errf(v, "gate.timeout %q must be a whole number of seconds from 1 to %d", v.Value, MaxTimeout)
-		}
 	}
 	c.Gate = g
 	return nil
 }
 
-// gateFuncRE matches a gate function's "module:function".
-var gateFuncRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$`)
-
 // fileRun reads the optional file_run section. Without it, file runs have
 // the default minimum timeout and no image repository (file-run then says
 // so when asked for a plan).
 func (p *parser) fileRun(n *yaml.Node, c *Config) error {
-	c.FileRun.MinTimeout = DefaultFileRunTimeout
-	if n == nil {
-		return nil
-	}
-	f, err := p.fields(n, "file_run", "image_repository", "min_timeout")
-	if err != nil {
-		return err
-	}
-	if v := f["image_repository"]; v != nil {
-		if c.FileRun.ImageRepository, err = p.str(v, "file_run.image_repository"); err != nil {
-			return err
-		}
-		// The image is written to GITHUB_OUTPUT as repository:tag, one line.
-		if r := c.FileRun.ImageRepository; r == "" || strings.ContainsAny(r, " \t\r\n:") {
-			return p.errf(v, "file_run.image_repository %q must be a non-empty image name without spaces or ':'", r)
-		}
-	}
-	if v := f["min_timeout"]; v != nil {
-		// A GitHub Actions job runs at most a few days; the bound only keeps
-		// the number well inside every integer type it meets.
-		// yaml.v3 would decode 1.5 into an int as 1; only an integer is one.
-		if v.ShortTag() != "!!int" || v.Decode(&c.FileRun.MinTimeout) != nil || c.FileRun.MinTimeout < 1 || c.FileRun.MinTimeout > MaxTimeout {
-			return p.errf(v, "file_run.min_timeout %q must be a whole number of seconds from 1 to %d", v.Value, MaxTimeout)
-		}
-	}
-	return nil
+	_, err := p.keyed(n, "file_run", &c.FileRun)
+	return err
 }
 
 func (p *parser) discovery(n *yaml.Node, c *Config) error {
@@ -1028,21 +918,9 @@ func (p *parser) suites(n *yaml.Node, c *Config) error {
 // suiteDefaults reads the optional suite_defaults section: the values of
 // a suite that does not set its own.
 func (p *parser) suiteDefaults(n *yaml.Node, c *Config) error {
-	if n == nil {
-		return nil
-	}
-	f, err := p.fields(n, "suite_defaults", "setup_minutes")
-	if err != nil {
-		return err
-	}
-	if v := f["setup_minutes"]; v != nil {
-		m, ok := minutes(v)
-		if !ok || m < 0 {
-			return p.errf(v, "suite_defaults.setup_minutes %q must be a number of minutes of at least 0", v.Value)
-		}
-		c.SuiteDefaults.SetupMinutes, p.setupDefault = m, v
-	}
-	return nil
+	f, err := p.keyed(n, "suite_defaults", &c.SuiteDefaults)
+	p.setupDefault = f["setup_minutes"]
+	return err
 }
 
 // minutes reads a number of minutes, an integer or a float, and reports

@@ -171,15 +171,7 @@ func TestREADME_WhereAChangeGoesNamesFilesThatExist(t *testing.T) {
 			}
 		}
 		assert.NotEmpty(t, paths, "%s: the row names no file", kind)
-		limit := 5
-		if kind == "a configuration key" {
-			// Known and open (issue 35): with its consumer, its test and
-			// default.yaml a key still takes up to seven files; a check
-			// derived from the struct's tags would drop parse.go and its
-			// test case. The limit keeps it from growing meanwhile.
-			limit = 7
-		}
-		assert.LessOrEqual(t, len(paths), limit, "%s: a kind of change lands in at most %d files", kind, limit)
+		assert.LessOrEqual(t, len(paths), 5, "%s: a kind of change lands in at most 5 files", kind)
 		for p := range paths {
 			pattern := filepath.Join(repoRoot, placeholder.ReplaceAllString(strings.TrimSuffix(p, "/"), "${1}*${3}"))
 			found, err := filepath.Glob(pattern)
