@@ -34,7 +34,7 @@ import (
 //     once and passes its retry.
 //   - test_real.py (shard 2) fails twice, cause test, every tenth night.
 //   - stage-b-2-gpu-h200 (2 GPUs) runs five pull requests, the last one
-//     interrupted; stage-z-own-runners, which the configuration does not
+//     interrupted in the retry of a failure; stage-z-own-runners, which the configuration does not
 //     hold (1 GPU, assumed), runs twice a month.
 const (
 	costSuite   = "stage-c-8-gpu-h100"
@@ -168,12 +168,12 @@ func costMonth(t *testing.T) (string, int) {
 		pr := 400 + i
 		host := report.Host{Runner: "runner-a", Hostname: fmt.Sprintf("pr%d", i), Repository: "radixark/miles",
 			RunID: fmt.Sprint(9500 + i), RunAttempt: "1", Workflow: "PR Test", Event: "pull_request", Job: "gpu", PR: &pr}
-		att := cPass(30.03)
+		atts := []costAtt{cPass(30.03)}
 		if i == 4 {
-			att = costAtt{report.Interrupted, "", 5.5}
+			atts = []costAtt{cFail(12.5), {report.Interrupted, "", 5.5}}
 		}
 		costJob(t, dir, host, costPRSuite, "regular", monthStart.Add(time.Duration(i)*6*24*time.Hour+12*time.Hour), nil, 60,
-			false, count([]costFile{{"tests/e2e/test_pr.py", []costAtt{att}}}))
+			false, count([]costFile{{"tests/e2e/test_pr.py", atts}}))
 	}
 	for i := range 2 {
 		host := report.Host{Runner: "runner-b", Hostname: fmt.Sprintf("own%d", i), Repository: "radixark/miles",
@@ -319,7 +319,7 @@ func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total rep
 					cat = "timeout"
 				case a.Status == "FAIL" && last == "PASS":
 					cat = "retried"
-				case a.Status == "FAIL":
+				case a.Status == "FAIL" && (last == "FAIL" || last == "TIMEOUT"):
 					cat = "failed"
 				default:
 					cat = "interrupted"

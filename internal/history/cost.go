@@ -29,7 +29,7 @@ const (
 	// Passed: an attempt that passed.
 	Passed Category = iota
 	// Failed: an attempt that failed with cause test (or none) in a run
-	// whose last attempt of the file did not pass: a failure that stood.
+	// whose last attempt of the file failed too: a failure that stood.
 	Failed
 	// Setup: the setup of a job at least one of whose attempts was
 	// useful (Passed or Failed).
@@ -46,7 +46,9 @@ const (
 	// job on a broken host whose every file failed on infra, as a job a
 	// preflight stops after such a failure).
 	IdleSetup
-	// Interrupted: an attempt a signal or a cancelled job stopped.
+	// Interrupted: an attempt a signal or a cancelled job stopped, and a
+	// failed attempt before it of the same file, whose outcome never
+	// came.
 	Interrupted
 
 	numCategories
@@ -322,7 +324,7 @@ func costCategory(status report.Status, cause report.Cause, last report.Status) 
 		return TimedOut
 	case status == report.Fail && last == report.Pass:
 		return Retried
-	case status == report.Fail:
+	case status == report.Fail && last.Failed():
 		return Failed
 	}
 	return Interrupted
