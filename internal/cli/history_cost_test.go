@@ -430,3 +430,42 @@ func TestHistoryCost_AMonthOfNightliesIsWhatTheReportsSayFromBothStores(t *testi
 	assert.Equal(t, cadences["nightly"].seconds(), n.GPUSeconds)
 	assert.Equal(t, 90, n.Jobs)
 }
+
+// A suite whose runs_on names no GPU count is charged one GPU a job and
+// said to be; the gpus key wins over a label; an empty history is an
+// answer, in text and in JSON.
+func TestHistoryCost_TheGPUsComeFromTheConfiguration(t *testing.T) {
+	from, err := filepath.Abs("../../testdata/docs/history-cost")
+	require.NoError(t, err)
+	overlay := func(suite string) string {
+		path := filepath.Join(t.TempDir(), "ci.yaml")
+		require.NoError(t, os.WriteFile(path, []byte("extends: default\nsuites:\n  cuda:\n"+suite), 0o644))
+		return path
+	}
+	bare := overlay("    - name: stage-c-8-gpu-h100\n      runs_on: [h100]\n")
+	code, out, errOut := askAt(t, "--config", bare, "history", "cost", "--from", from)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "\nstage-c-8-gpu-h100  cuda     assumed: no count in runs_on     1     4         1 ")
+	assert.Contains(t, out, "total 2.035 GPU-hours of 4 jobs")
+	assert.Contains(t, out, "\n1 suite counted as 1 GPU a job (GPUS FROM: assumed)")
+
+	keyed := overlay("    - name: stage-c-8-gpu-h100\n      runs_on: [h100, 8gpu]\n      gpus: 4\n")
+	code, out, errOut = askAt(t, "--config", keyed, "history", "cost", "--from", from, "--json")
+	require.Equal(t, 0, code, errOut)
+	var got costAnswer
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	require.Len(t, got.Suites, 1)
+	assert.Equal(t, [2]string{"4", "gpus"}, [2]string{fmt.Sprint(got.Suites[0].GPUs), got.Suites[0].GPUsFrom})
+	assert.Equal(t, json.Number("29310.000"), got.GPUSeconds["total"], "half the 8 GPUs' 58620 GPU-seconds")
+
+	empty := t.TempDir()
+	code, out, _ = askAt(t, "history", "cost", "--from", empty)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, noAttempt+"\n", out)
+	code, out, _ = askAt(t, "history", "cost", "--from", empty, "--json")
+	assert.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, json.Number("0.000"), got.GPUSeconds["total"])
+	assert.Contains(t, out, `"suites": [],`)
+	assert.Contains(t, out, `"top_wasted_files": [],`)
+}
