@@ -14,10 +14,10 @@
 // cannot disagree.
 //
 // Each question is an Answer in a file of its own (timings.go, flaky.go,
-// hosts.go, setup.go, cost.go). `report hosts`, which needs more of a report than
-// its rows (the files never run, a preflight's verdict), reads the
-// reports through the same walker (ReportFiles) into the hosts answer's
-// rows (ReportHosts, HostRowsOf).
+// hosts.go, setup.go, cost.go). `report hosts`, which needs more of a
+// report than its rows (the files never run, a preflight's verdict),
+// reads the reports through the same walker (ReportFiles) into the hosts
+// answer's rows (ReportHosts, HostRowsOf).
 package history
 
 import (
