@@ -179,20 +179,26 @@ func askBoth(t *testing.T, dir string, urls []string, args ...string) (int, stri
 	return code, out
 }
 
-// monthStores writes the month's reports and imports them into a new
-// database of the test PostgreSQL: the two stores of the same runs. A
-// second database holds the same rows written in a shuffled order, one
-// row at a time, as the shards of a fleet interleave them: its table
-// does not keep a job's rows together, the answers must.
+// monthStores writes the month's reports and puts them in the test
+// PostgreSQL (historyStores): the two stores of the same runs.
 func monthStores(t *testing.T) (dir string, urls []string) {
-	srv := testutil.Postgres(t)
-	url := srv.NewDatabase(t)
 	dir = monthReports(t)
-	code, out, errOut := askAt(t, "history", "import", "--to", url, dir)
-	require.Equal(t, 0, code, errOut)
 	// 90 nightly jobs of 2 files (+1 attempt for a, b or c's failures:
 	// 6 + 10 + 8 more), 10 re-runs of 2, 5 PR runs of 2.
-	require.Equal(t, fmt.Sprintf("history import: %d rows added, 0 already present, from 105 reports\n", 90*2+6+10+8+10*2+5*2), out)
+	return dir, historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 105 reports\n", 90*2+6+10+8+10*2+5*2))
+}
+
+// historyStores imports the reports of dir into a new database of the
+// test PostgreSQL, requiring import's line to be imported, and writes
+// the same rows into a second one in a shuffled order, one row at a time,
+// as the shards of a fleet interleave them: its table does not keep a
+// job's rows together, the answers must. It returns the two URLs.
+func historyStores(t *testing.T, dir, imported string) []string {
+	srv := testutil.Postgres(t)
+	url := srv.NewDatabase(t)
+	code, out, errOut := askAt(t, "history", "import", "--to", url, dir)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, imported, out)
 
 	var rows []history.Row
 	ctx := context.Background()
@@ -217,7 +223,7 @@ func monthStores(t *testing.T) (dir string, urls []string) {
 	added, err := store.Write(ctx, shuffled)
 	require.NoError(t, err)
 	require.Equal(t, n, added)
-	return dir, []string{url, url2}
+	return []string{url, url2}
 }
 
 func TestHistoryFlaky_AMonthOfNightliesNamesEachFileAlikeFromBothStores(t *testing.T) {

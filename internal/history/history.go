@@ -14,10 +14,10 @@
 // cannot disagree.
 //
 // Each question is an Answer in a file of its own (timings.go, flaky.go,
-// hosts.go, setup.go). `report hosts`, which needs more of a report than
-// its rows (the files never run, a preflight's verdict), reads the
-// reports through the same walker (ReportFiles) into the hosts answer's
-// rows (ReportHosts, HostRowsOf).
+// hosts.go, setup.go, cost.go). `report hosts`, which needs more of a
+// report than its rows (the files never run, a preflight's verdict),
+// reads the reports through the same walker (ReportFiles) into the hosts
+// answer's rows (ReportHosts, HostRowsOf).
 package history
 
 import (
@@ -262,7 +262,8 @@ type Reader interface {
 // asker gives to the rows the answer reads (statuses, grouping, columns),
 // and Add takes them one at a time, in the order the Reader gives them.
 // Each question is one file of this package (timings.go, flaky.go,
-// hosts.go, setup.go): its answer, its filter and what it computes.
+// hosts.go, setup.go, cost.go): its answer, its filter and what it
+// computes.
 type Answer interface {
 	Filter(f Filter) Filter
 	Add(r *Row) error
