@@ -188,3 +188,26 @@ func TestRun_NoQuarantineFlagIsParsed(t *testing.T) {
 		assert.Equal(t, tc.want, opts.NoQuarantine, "%q", tc.args)
 	}
 }
+
+// run --file (the /rerun-test command) runs a quarantined file as an
+// ordinary file, to see whether it passes: its failure fails the run, and
+// the log says the quarantine was not applied, with the entry rendered
+// inert; an expired entry is not named.
+func TestRunFile_AQuarantinedFileRunsAsAnOrdinaryFileAndTheLogSaysSo(t *testing.T) {
+	root := quarantineRepo(t, true)
+	run := func(now time.Time) (int, string) {
+		f, out, errOut := shellFactory(root, nil)
+		f.Now = func() time.Time { return now }
+		code := Main([]string{"--root", root, "run", "--file", "tests/test_c.py", "--max-attempts", "1", "--no-preflight"}, f)
+		return code, out.String() + errOut.String()
+	}
+	code, out := run(beforeExpiry)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "[CI Quarantine] tests/test_c.py is quarantined until 2027-01-31 (owner some-login): ::error::forged <b>*flaky*</b> | https://github.com/o/r/issues/1234; not applied: run --file runs it as an ordinary file, whose failure fails the run\n")
+	assert.Empty(t, forgedLines(out))
+	assert.NotContains(t, out, "does not fail the run")
+
+	code, out = run(afterExpiry)
+	assert.Equal(t, 1, code, out)
+	assert.NotContains(t, out, "[CI Quarantine]")
+}

@@ -139,5 +139,23 @@ func Apply(doc *report.Report, entries []config.QuarantineEntry, now time.Time) 
 // at now: a failure of it does not stop a fast-failing run, since it would
 // not fail the run.
 func Covers(entries []config.QuarantineEntry, file, suite string, now time.Time) bool {
-	return slices.ContainsFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(file, suite) && !e.Expired(now) })
+	_, ok := Find(entries, file, suite, now)
+	return ok
+}
+
+// Find returns the active entry of entries that covers file in suite at
+// now, and whether there is one.
+func Find(entries []config.QuarantineEntry, file, suite string, now time.Time) (config.QuarantineEntry, bool) {
+	i := slices.IndexFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(file, suite) && !e.Expired(now) })
+	if i < 0 {
+		return config.QuarantineEntry{}, false
+	}
+	return entries[i], true
+}
+
+// Describe says what an entry is, as a run's report and log say it of a
+// file that ran under it (report.QuarantineNote): "quarantined until DATE
+// (owner LOGIN): REASON".
+func Describe(e config.QuarantineEntry) string {
+	return report.QuarantineNote(&report.File{QuarantineReason: e.Reason, QuarantineUntil: e.UntilText(), QuarantineOwner: e.Owner})
 }
