@@ -159,3 +159,29 @@ func Find(entries []config.QuarantineEntry, file, suite string, now time.Time) (
 func Describe(e config.QuarantineEntry) string {
 	return report.QuarantineNote(&report.File{QuarantineReason: e.Reason, QuarantineUntil: e.UntilText(), QuarantineOwner: e.Owner})
 }
+
+// Mark is what a listing of a run's files says of one an entry concerns:
+// the entry, and whether it is past its until (then it protects nothing).
+type Mark struct {
+	Entry   config.QuarantineEntry
+	Expired bool
+}
+
+// Marks returns, for each file of regs that an entry of entries (those of
+// the run's suite, see For) concerns in suite, its entry and whether it is
+// expired at now; nil when no entry concerns any. The configuration keeps
+// one entry per file and suite, so a file has one mark.
+func Marks(entries []config.QuarantineEntry, suite string, regs []registry.Registration, now time.Time) map[string]Mark {
+	var marks map[string]Mark
+	for _, r := range regs {
+		j := slices.IndexFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(r.File, suite) })
+		if j < 0 {
+			continue
+		}
+		if marks == nil {
+			marks = map[string]Mark{}
+		}
+		marks[r.File] = Mark{Entry: entries[j], Expired: entries[j].Expired(now)}
+	}
+	return marks
+}
