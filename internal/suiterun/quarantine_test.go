@@ -103,3 +103,21 @@ func TestRun_ACPUSuiteWithoutAnActiveQuarantineIsOnePytest(t *testing.T) {
 		assert.NotContains(t, junit, "quarantined", tc.name)
 	}
 }
+
+// A --junit-xml that is not a regular file (a device) cannot be read
+// back: the quarantined files still run and the run says what it left
+// out, instead of waiting on the device.
+func TestRun_ACPUSuitesQuarantinedJUnitIsNotAddedToADevice(t *testing.T) {
+	testutil.NeedCommand(t, "pytest")
+	testutil.NeedLinux(t, "/dev/null, the device used,")
+	root := testutil.TempTree(t, map[string]string{"tests/test_a.py": "def test_a():\n    assert True\n", "tests/test_b.py": "def test_b():\n    assert False\n"})
+	p := gpuPlan("tests/test_a.py", "tests/test_b.py")
+	p.Backend, p.Quarantine = config.CPU, cpuEntries(cpuUntil)[:1]
+	var out, errOut bytes.Buffer
+	o, err := Run(context.Background(), Spec{Root: root, Plan: p, Out: &out, ErrOut: &errOut,
+		Outputs: report.Outputs{JUnitXML: os.DevNull}, Now: func() time.Time { return cpuUntil }})
+	require.NoError(t, err)
+	assert.Equal(t, 0, o.Code, out.String())
+	assert.Contains(t, out.String(), "[CI Quarantine] tests/test_b.py FAIL (exit code 1) does not fail the run")
+	assert.Equal(t, "warning: --junit-xml /dev/null is not a regular file: the quarantined files' JUnit XML is not added to it\n", errOut.String())
+}
