@@ -62,7 +62,10 @@ are counted, not listed. --quarantine prints the files at or above
 configuration's quarantine: list to review and paste, protecting each file
 until --until-days days from today. --release lists the entries of the
 configuration's quarantine whose file passed its last --clean-runs runs at
-the first attempt: entries to delete. See miles-ci help history.`,
+the first attempt (a pass on a retry is not clean): entries to delete; and
+apart, the entries past their until, which protect nothing. With --json it
+gives every entry its verdict (release, keep, expired) and why. See
+miles-ci help history.`,
 		Example: `  miles-ci history flaky --from reports/ --cadence nightly --days 30
   miles-ci history flaky --from "$MILES_CI_HISTORY_URL" --min-rate 10% --quarantine --until-days 14
   miles-ci history flaky --from reports/ --cadence nightly --release --clean-runs 20`,
@@ -110,8 +113,8 @@ func historyFlakyRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions)
 	switch {
 	case opts.JSON && opts.Quarantine:
 		return usageErrorf("--json and --quarantine are two forms of the answer; give one")
-	case opts.Release && (opts.JSON || opts.Quarantine || opts.MinRate != ""):
-		return usageErrorf("--release answers another question (which quarantine entries to delete); give it without --json, --quarantine and --min-rate")
+	case opts.Release && (opts.Quarantine || opts.MinRate != ""):
+		return usageErrorf("--release answers another question (which quarantine entries to delete); give it without --quarantine and --min-rate")
 	case opts.untilGiven && !opts.Quarantine:
 		return usageErrorf("--until-days goes with --quarantine: how many days from today the proposed entries protect their file")
 	case opts.UntilDays < 1 || opts.UntilDays > maxHistoryDays:
@@ -127,7 +130,7 @@ func historyFlakyRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions)
 		return err
 	}
 	if opts.Release {
-		return historyReleaseRun(ctx, f, opts, filter)
+		return historyReleaseRun(ctx, f, opts, filter, now)
 	}
 	answer := &history.FlakyAnswer{}
 	if err := scanHistory(ctx, f, opts.From, filter, answer); err != nil {
@@ -159,20 +162,32 @@ func untilDay(now time.Time, days int) string {
 }
 
 // historyReleaseRun answers --release: the history's latest runs of each
-// file the configuration's quarantine names.
-func historyReleaseRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions, filter history.Filter) error {
+// file the configuration's quarantine names. The entries are checked
+// against the registrations first, as run checks them: an entry naming a
+// file with no registration, or a suite the file is not in, is the same
+// error at its line.
+func historyReleaseRun(ctx context.Context, f *Factory, opts *HistoryFlakyOptions, filter history.Filter, now time.Time) error {
 	cfg, err := f.configWith(opts.Config)
 	if err != nil {
 		return err
 	}
 	n := opts.CleanRuns
 	if len(cfg.Quarantine) == 0 {
+		if opts.JSON {
+			return view.ReleaseJSON(f.Out, nil, n, cfg.Place)
+		}
 		_, err := fmt.Fprintf(f.Out, "nothing to release: the configuration quarantines no file (%s)\n", textfmt.Cell(cfg.Origin()))
 		return err
 	}
-	answer := &history.ReleaseAnswer{Entries: cfg.Quarantine, CleanRuns: n}
+	if _, err := f.Registry(cfg); err != nil {
+		return reportCollectError(f, err)
+	}
+	answer := &history.ReleaseAnswer{Entries: cfg.Quarantine, CleanRuns: n, At: now}
 	if err := scanHistory(ctx, f, opts.From, filter, answer); err != nil {
 		return err
+	}
+	if opts.JSON {
+		return view.ReleaseJSON(f.Out, answer.Result(), n, cfg.Place)
 	}
 	return view.Release(f.Out, answer.Result(), n, cfg.Place)
 }

@@ -144,7 +144,7 @@ func partitionRun(_ context.Context, f *Factory, opts *PartitionOptions) error {
 	case opts.IDSet:
 		return view.PartitionFiles(f.Out, p)
 	default:
-		return view.Partition(f.Out, p)
+		return view.Partition(f.Out, p, quarantineMarks(f, p, p.Enabled))
 	}
 }
 

@@ -188,3 +188,68 @@ func TestRun_NoQuarantineFlagIsParsed(t *testing.T) {
 		assert.Equal(t, tc.want, opts.NoQuarantine, "%q", tc.args)
 	}
 }
+
+// run --file (the /rerun-test command) runs a quarantined file as an
+// ordinary file, to see whether it passes: its failure fails the run, and
+// the log says the quarantine was not applied, with the entry rendered
+// inert; an expired entry is not named.
+func TestRunFile_AQuarantinedFileRunsAsAnOrdinaryFileAndTheLogSaysSo(t *testing.T) {
+	root := quarantineRepo(t, true)
+	run := func(now time.Time) (int, string) {
+		f, out, errOut := shellFactory(root, nil)
+		f.Now = func() time.Time { return now }
+		code := Main([]string{"--root", root, "run", "--file", "tests/test_c.py", "--max-attempts", "1", "--no-preflight"}, f)
+		return code, out.String() + errOut.String()
+	}
+	code, out := run(beforeExpiry)
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "[CI Quarantine] tests/test_c.py is quarantined until 2027-01-31 (owner some-login): ::error::forged <b>*flaky*</b> | https://github.com/o/r/issues/1234; not applied: run --file runs it as an ordinary file, whose failure fails the run\n")
+	assert.Empty(t, forgedLines(out))
+	assert.NotContains(t, out, "does not fail the run")
+
+	code, out = run(afterExpiry)
+	assert.Equal(t, 1, code, out)
+	assert.NotContains(t, out, "[CI Quarantine]")
+}
+
+// listQuarantined lists what run (or partition) would run of the suite gpu
+// of root at the time now, and returns the exit status and both outputs.
+func listQuarantined(t *testing.T, root string, now time.Time, args ...string) (int, string, string) {
+	t.Helper()
+	f, out, errOut := shellFactory(root, nil)
+	f.Now = func() time.Time { return now }
+	code := Main(append([]string{"--root", root}, args...), f)
+	return code, out.String(), errOut.String()
+}
+
+// run --list-only, the plan's listing, ends a quarantined file's line
+// with its quarantine (an expired entry says it is not applied), and
+// --json lists the entries under "quarantined"; the listing a run prints
+// before its tests is the same. partition's listing marks it alike. With
+// --no-quarantine nothing is marked: the listing is the plain one.
+func TestRunListOnly_MarksTheQuarantinedFiles(t *testing.T) {
+	root := quarantineRepo(t, true)
+	list := []string{"run", "--hw", "cuda", "--suite", "gpu", "--match-all-labels", "--list-only"}
+	code, out, errOut := listQuarantined(t, root, beforeExpiry, list...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "  - tests/test_b.py (est_time=1.0s)\n  - tests/test_c.py (est_time=1.0s) [quarantined until 2027-01-31]\n  - tests/test_d.py (est_time=1.0s)\n")
+	assert.Empty(t, errOut)
+
+	_, expired, _ := listQuarantined(t, root, afterExpiry, list...)
+	assert.Contains(t, expired, "  - tests/test_c.py (est_time=1.0s) [quarantine expired after 2027-01-31: not applied]\n")
+
+	_, plain, _ := listQuarantined(t, root, beforeExpiry, append(list, "--no-quarantine")...)
+	assert.Equal(t, strings.Replace(out, " [quarantined until 2027-01-31]", "", 1), plain)
+
+	_, js, _ := listQuarantined(t, root, beforeExpiry, append(list, "--json")...)
+	assert.Contains(t, js, `,"quarantined":[{"file":"tests/test_c.py","reason":"::error::forged \u003cb\u003e*flaky*\u003c/b\u003e | https://github.com/o/r/issues/1234","until":"2027-01-31","owner":"some-login","expired":false}]}`+"\n")
+	_, js, _ = listQuarantined(t, root, beforeExpiry, append(list, "--json", "--no-quarantine")...)
+	assert.NotContains(t, js, "quarantined")
+
+	_, part, _ := listQuarantined(t, root, beforeExpiry, "partition", "--suite", "gpu", "--match-all-labels", "--size", "2")
+	assert.Contains(t, part, "  - tests/test_c.py (est_time=1.0s) [quarantined until 2027-01-31]\n", part)
+
+	// The run prints the same listing before its tests.
+	_, run, _, _ := runQuarantined(t, root, beforeExpiry)
+	assert.Contains(t, run, "  - tests/test_c.py (est_time=1.0s) [quarantined until 2027-01-31]\n")
+}

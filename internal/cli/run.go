@@ -13,6 +13,8 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/policy"
+	"github.com/radixark/miles-ci/internal/quarantine"
+	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -233,14 +235,15 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 	if err := p.CheckDigest(opts.ExpectPlan); err != nil {
 		return err
 	}
+	marks := quarantineMarks(f, p, p.Tests)
 	if opts.JSON {
-		if err := view.PlanJSON(f.Out, p); err != nil {
+		if err := view.PlanJSON(f.Out, p, marks); err != nil {
 			return err
 		}
 		noteDropped(f, p)
 		return nil
 	}
-	if err := view.Plan(f.Out, p); err != nil {
+	if err := view.Plan(f.Out, p, marks); err != nil {
 		return err
 	}
 	if len(p.Tests) == 0 {
@@ -256,4 +259,14 @@ func runRun(ctx context.Context, f *Factory, opts *RunOptions) error {
 		return nil
 	}
 	return executeSuite(ctx, f, opts, cfg, p, gate)
+}
+
+// quarantineMarks are what the listing of p's files says of the run's
+// quarantine: the files of regs an entry concerns, judged at the Factory's
+// time (quarantine.Marks); nil, and no clock read, when none can.
+func quarantineMarks(f *Factory, p *suite.Plan, regs []registry.Registration) map[string]quarantine.Mark {
+	if len(p.Quarantine) == 0 {
+		return nil
+	}
+	return quarantine.Marks(p.Quarantine, p.Suite.Name, regs, f.now())
 }

@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/radixark/miles-ci/internal/argparse"
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/filerun"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/runner"
 	"github.com/radixark/miles-ci/internal/suite"
+	"github.com/radixark/miles-ci/internal/textfmt"
 )
 
 // validateFile checks the flags of `run --file`: the file is the whole
@@ -63,6 +66,14 @@ func runFile(ctx context.Context, f *Factory, opts *RunOptions, cfg *config.Conf
 	limits.EnableRetry = limits.EnableRetry && r.Backend != config.CPU
 	if err := fp.WriteRunHeader(f.Out, limits.EffectiveTimeout(r.EstTime)); err != nil {
 		return err
+	}
+	// A file asked for by name is run to see whether it passes: the
+	// quarantine is not applied, and the log says so.
+	if e, ok := quarantine.Find(cfg.Quarantine, r.File, r.Suite, f.now()); ok {
+		if _, err := fmt.Fprintf(f.Out, "[CI Quarantine] %s is %s; not applied: run --file runs it as an ordinary file, whose failure fails the run\n",
+			textfmt.Term(r.File), textfmt.Term(quarantine.Describe(e))); err != nil {
+			return err
+		}
 	}
 	gate, err := opts.decideGate(f, cfg.Gate, r.Backend, r.Suite)
 	if err != nil {

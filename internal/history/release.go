@@ -15,12 +15,18 @@ import (
 // file passed at the first attempt. Such an entry protects nothing the
 // file needs, and can be deleted (history flaky --release). A run
 // interrupted before the file failed or passed says nothing of the test
-// and is not counted. Its memory is CleanRuns runs per entry.
+// and is not counted. A pass on a retry is a flaky run, not a clean one.
+// An entry past its until at At protects nothing: it is expired, to
+// delete or renew whatever its runs say, and never released. Its memory
+// is CleanRuns runs per entry.
 type ReleaseAnswer struct {
 	// Entries are the quarantine's entries; CleanRuns how many of the
 	// latest runs must be clean.
 	Entries   []config.QuarantineEntry
 	CleanRuns int
+	// At is the time the entries' until is judged at (the zero time
+	// finds none expired).
+	At time.Time
 
 	files  map[string]bool
 	latest [][]releaseRun // per entry: its latest runs, latest first, at most CleanRuns
@@ -125,7 +131,11 @@ type Release struct {
 	// Since is when the earliest of the latest runs started (zero when
 	// there is none).
 	Since time.Time
-	// Delete is true when the latest CleanRuns runs were all clean.
+	// Expired is true when the entry's until is over: it protects
+	// nothing, whatever its runs say.
+	Expired bool
+	// Delete is true when the entry is not expired and the latest
+	// CleanRuns runs were all clean.
 	Delete bool
 }
 
@@ -147,7 +157,8 @@ func (a *ReleaseAnswer) Result() []Release {
 				r.Since = l[len(l)-1].started
 			}
 		}
-		r.Delete = r.Latest >= a.CleanRuns && r.Dirty == 0
+		r.Expired = e.Expired(a.At)
+		r.Delete = !r.Expired && r.Latest >= a.CleanRuns && r.Dirty == 0
 		out[i] = r
 	}
 	return out

@@ -102,3 +102,28 @@ func TestRelease_NoRowKeepsEveryEntry(t *testing.T) {
 	assert.False(t, got[0].Delete)
 	assert.Zero(t, got[0].Runs)
 }
+
+// An entry past its until at the answer's time protects nothing: it is
+// named expired, never to release, whether its file's latest runs were
+// clean or not; an entry whose until is today still counts its runs.
+func TestRelease_AnEntryPastItsUntilIsExpiredWhateverItsRuns(t *testing.T) {
+	p, f := report.Pass, report.Fail
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
+	entries := []config.QuarantineEntry{
+		{File: "a.py", Until: day(29)}, // clean, expired
+		{File: "b.py", Until: day(29)}, // failing, expired
+		{File: "c.py", Until: day(30)}, // clean, its last day
+	}
+	var runs [][]Row
+	for d := 1; d <= 3; d++ {
+		runs = append(runs, releaseRows(d, "s", "a.py", p), releaseRows(d, "s", "b.py", f), releaseRows(d, "s", "c.py", p))
+	}
+	a := &ReleaseAnswer{Entries: entries, CleanRuns: 3, At: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	addRuns(t, a, runs)
+	got := a.Result()
+	require.Len(t, got, 3)
+	assert.Equal(t, [3]bool{true, true, false}, [3]bool{got[0].Expired, got[1].Expired, got[2].Expired})
+	assert.Equal(t, [3]bool{false, false, true}, [3]bool{got[0].Delete, got[1].Delete, got[2].Delete})
+	assert.Equal(t, [3]int{3, 3, 3}, [3]int{got[0].Latest, got[1].Latest, got[2].Latest}, "an expired entry's runs are still counted")
+	assert.Equal(t, 3, got[1].Dirty)
+}

@@ -139,5 +139,49 @@ func Apply(doc *report.Report, entries []config.QuarantineEntry, now time.Time) 
 // at now: a failure of it does not stop a fast-failing run, since it would
 // not fail the run.
 func Covers(entries []config.QuarantineEntry, file, suite string, now time.Time) bool {
-	return slices.ContainsFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(file, suite) && !e.Expired(now) })
+	_, ok := Find(entries, file, suite, now)
+	return ok
+}
+
+// Find returns the active entry of entries that covers file in suite at
+// now, and whether there is one.
+func Find(entries []config.QuarantineEntry, file, suite string, now time.Time) (config.QuarantineEntry, bool) {
+	i := slices.IndexFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(file, suite) && !e.Expired(now) })
+	if i < 0 {
+		return config.QuarantineEntry{}, false
+	}
+	return entries[i], true
+}
+
+// Describe says what an entry is, as a run's report and log say it of a
+// file that ran under it (report.QuarantineNote): "quarantined until DATE
+// (owner LOGIN): REASON".
+func Describe(e config.QuarantineEntry) string {
+	return report.QuarantineNote(&report.File{QuarantineReason: e.Reason, QuarantineUntil: e.UntilText(), QuarantineOwner: e.Owner})
+}
+
+// Mark is what a listing of a run's files says of one an entry concerns:
+// the entry, and whether it is past its until (then it protects nothing).
+type Mark struct {
+	Entry   config.QuarantineEntry
+	Expired bool
+}
+
+// Marks returns, for each file of regs that an entry of entries (those of
+// the run's suite, see For) concerns in suite, its entry and whether it is
+// expired at now; nil when no entry concerns any. The configuration keeps
+// one entry per file and suite, so a file has one mark.
+func Marks(entries []config.QuarantineEntry, suite string, regs []registry.Registration, now time.Time) map[string]Mark {
+	var marks map[string]Mark
+	for _, r := range regs {
+		j := slices.IndexFunc(entries, func(e config.QuarantineEntry) bool { return e.AppliesTo(r.File, suite) })
+		if j < 0 {
+			continue
+		}
+		if marks == nil {
+			marks = map[string]Mark{}
+		}
+		marks[r.File] = Mark{Entry: entries[j], Expired: entries[j].Expired(now)}
+	}
+	return marks
 }

@@ -155,3 +155,27 @@ func TestFor_TheEntriesOfARun(t *testing.T) {
 	assert.Empty(t, For(cfg, "b", "regular", true), "--no-quarantine")
 	assert.Empty(t, For(cfg, "b", "weekly", false), "quarantine_off")
 }
+
+// A listing marks each file an entry concerns in the run's suite, with
+// whether the entry is expired at the listing's time; a file no entry
+// concerns, or one whose entry names another suite, has no mark, and a
+// listing no entry concerns has none at all.
+func TestMarks_TheListedFilesAnEntryConcerns(t *testing.T) {
+	until := time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC)
+	entries := []config.QuarantineEntry{
+		{File: "x.py", Until: until},
+		{File: "y.py", Until: until.AddDate(0, -2, 0)},
+		{File: "z.py", Until: until, Suites: []string{"b"}},
+	}
+	now := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	got := Marks(entries, "a", regs("w.py", "a", "x.py", "a", "y.py", "a", "z.py", "a"), now)
+	assert.Equal(t, map[string]Mark{"x.py": {Entry: entries[0]}, "y.py": {Entry: entries[1], Expired: true}}, got)
+	assert.Nil(t, Marks(entries, "a", regs("w.py", "a"), now))
+	assert.Nil(t, Marks(nil, "a", regs("x.py", "a"), now))
+
+	e, ok := Find(entries, "y.py", "a", now)
+	assert.False(t, ok, "an expired entry protects nothing: %v", e)
+	e, ok = Find(entries, "z.py", "b", now)
+	assert.True(t, ok)
+	assert.Equal(t, "quarantined until 2027-01-31: ", Describe(e)[:len("quarantined until 2027-01-31: ")])
+}

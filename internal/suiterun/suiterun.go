@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/ghactions"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/jobstart"
@@ -398,7 +399,10 @@ func DecideGate(b config.Backend, suite string, getenv func(string) string, hook
 }
 
 // runPytest runs a CPU suite as one pytest process, whose status is the
-// run's.
+// run's. The files an active entry of the run's quarantine covers are
+// left out of it and run after it, each in a pytest of its own
+// (runQuarantinedPytest) whose failure does not fail the run; without
+// such a file the pytest is the one it always was, argv and all.
 func runPytest(ctx context.Context, s Spec, root string) (Outcome, error) {
 	p := s.Plan
 	for _, fl := range [][2]string{{"--json-report", s.Outputs.JSONReport}, {"--timings-out", s.Outputs.TimingsOut}} {
@@ -406,23 +410,133 @@ func runPytest(ctx context.Context, s Spec, root string) (Outcome, error) {
 			fmt.Fprintf(s.ErrOut, "warning: %s applies to GPU suites only; pytest runs CPU suites\n", fl[0])
 		}
 	}
-	files := make([]string, len(p.Tests))
-	for i, r := range p.Tests {
-		files[i] = r.File
-		if slices.ContainsFunc(p.Quarantine, func(e config.QuarantineEntry) bool { return e.AppliesTo(r.File, p.Suite.Name) }) {
-			fmt.Fprintf(s.ErrOut, "warning: the quarantine of %s does not apply: a CPU suite runs as one pytest process, whose status is the run's\n", textfmt.Term(r.File))
+	// As for a GPU suite, the quarantine is read at the run's start (and
+	// a run without one asks the clock nothing).
+	var at time.Time
+	if len(p.Quarantine) > 0 {
+		at = time.Now()
+		if s.Now != nil {
+			at = s.Now()
+		}
+	}
+	var files []string
+	var held []heldFile
+	for _, r := range p.Tests {
+		if e, ok := quarantine.Find(p.Quarantine, r.File, p.Suite.Name, at); ok {
+			held = append(held, heldFile{r.File, e})
+			continue
+		}
+		files = append(files, r.File)
+		if i := slices.IndexFunc(p.Quarantine, func(e config.QuarantineEntry) bool { return e.AppliesTo(r.File, p.Suite.Name) }); i >= 0 {
+			fmt.Fprintf(s.ErrOut, "warning: the quarantine of %s expired after %s: it protects nothing, and the file runs in the suite's pytest as usual\n",
+				textfmt.Term(r.File), p.Quarantine[i].UntilText())
 		}
 	}
 	timeout := 0
 	if s.OneFile {
 		timeout = runner.FileTimeout(s.TimeoutPerFile, p.Tests[0].EstTime)
 	}
-	code, err := runner.RunPytest(ctx, runner.PytestOptions{
-		Root: root, Files: files, ContinueOnError: p.ContinueOnError, JUnitXML: s.Outputs.JUnitXML,
-		Env: s.Env, Out: s.Out, ErrOut: s.ErrOut, Start: s.Start, Timeout: timeout,
-	})
-	if err != nil {
-		return Outcome{}, err
+	code := 0
+	if len(files) > 0 {
+		var err error
+		code, err = runner.RunPytest(ctx, runner.PytestOptions{
+			Root: root, Files: files, ContinueOnError: p.ContinueOnError, JUnitXML: s.Outputs.JUnitXML,
+			Env: s.Env, Out: s.Out, ErrOut: s.ErrOut, Start: s.Start, Timeout: timeout,
+		})
+		if err != nil {
+			return Outcome{}, err
+		}
+	}
+	// A fast-failing run stops at its first failure, as it does before a
+	// GPU suite's next file.
+	if len(held) > 0 && ctx.Err() == nil && (code == 0 || p.ContinueOnError) {
+		if err := runQuarantinedPytest(ctx, s, root, held, len(files) > 0); err != nil {
+			return Outcome{}, err
+		}
 	}
 	return Outcome{Code: code, Interrupted: ctx.Err() != nil}, nil
+}
+
+// heldFile is a file of a CPU suite that an active quarantine entry
+// covers.
+type heldFile struct {
+	file  string
+	entry config.QuarantineEntry
+}
+
+// runQuarantinedPytest runs each held file in a pytest of its own, after
+// the suite's, and says what each did as a GPU suite's run says it of a
+// quarantined file (showQuarantine): a failure does not fail the run, a
+// pass is a candidate for release. A file's own pytest runs all its tests
+// (no -x). With --junit-xml each writes a JUnit XML of its own, added to
+// the suite's (report.AddQuarantinedPytest) with its failures skipped;
+// suiteRan says the suite's pytest wrote that file.
+func runQuarantinedPytest(ctx context.Context, s Spec, root string, held []heldFile, suiteRan bool) error {
+	var tmp string
+	if s.Outputs.JUnitXML != "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "miles-ci-quarantine-"); err != nil {
+			return fmt.Errorf("quarantined files' JUnit XML: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+	}
+	var notes []quarantine.Note
+	var parts []report.PytestPart
+	for i, h := range held {
+		if ctx.Err() != nil {
+			break
+		}
+		f := &report.File{File: h.file, Status: report.Pass, Quarantined: true, QuarantineReason: h.entry.Reason,
+			QuarantineUntil: h.entry.UntilText(), QuarantineOwner: h.entry.Owner}
+		fmt.Fprintf(s.Out, "[CI Quarantine] %s runs in a pytest of its own, whose failure does not fail the run: %s\n",
+			textfmt.Term(h.file), textfmt.Term(report.QuarantineNote(f)))
+		junit := ""
+		if tmp != "" {
+			junit = filepath.Join(tmp, fmt.Sprintf("%d.xml", i))
+		}
+		code, err := runner.RunPytest(ctx, runner.PytestOptions{
+			Root: root, Files: []string{h.file}, ContinueOnError: true, JUnitXML: junit,
+			Env: s.Env, Out: s.Out, ErrOut: s.ErrOut, Start: s.Start,
+		})
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			break // interrupted: it says nothing of the test
+		}
+		kind := quarantine.Candidate
+		if code != 0 {
+			f.Status, f.Reason, kind = report.Fail, fmt.Sprintf("exit code %d", code), quarantine.Forgiven
+		}
+		notes = append(notes, quarantine.Note{Kind: kind, File: f, Entry: h.entry})
+		part := report.PytestPart{File: f}
+		if junit != "" {
+			if part.XML, err = os.ReadFile(junit); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("quarantined %q: %w", h.file, err)
+			}
+		}
+		parts = append(parts, part)
+	}
+	showQuarantine(s, notes)
+	if s.Outputs.JUnitXML == "" || len(parts) == 0 {
+		return nil
+	}
+	if st, err := os.Stat(s.Outputs.JUnitXML); err == nil && !st.Mode().IsRegular() {
+		// A device or a pipe (/dev/stdout) cannot be read back: pytest
+		// wrote the suite's there, and the quarantined files' are left out.
+		fmt.Fprintf(s.ErrOut, "warning: --junit-xml %s is not a regular file: the quarantined files' JUnit XML is not added to it\n", textfmt.Term(s.Outputs.JUnitXML))
+		return nil
+	}
+	var main []byte
+	if suiteRan {
+		var err error
+		if main, err = os.ReadFile(s.Outputs.JUnitXML); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("read pytest's JUnit XML: %w", err)
+		}
+	}
+	data, err := report.AddQuarantinedPytest(main, parts)
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(s.Outputs.JUnitXML, data)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/policy"
 	"github.com/radixark/miles-ci/internal/pyfmt"
+	"github.com/radixark/miles-ci/internal/quarantine"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/shard"
 	"github.com/radixark/miles-ci/internal/suite"
@@ -65,8 +66,10 @@ const NoTestsLine = "No tests to run. Exiting with success."
 var rule = strings.Repeat("=", 60)
 
 // Plan writes the plan block of the tests p runs exactly as the Python
-// runner prints it, including the blank line before it and the one after.
-func Plan(w io.Writer, p *suite.Plan) error {
+// runner prints it, including the blank line before it and the one after;
+// a file marks names (quarantine.Marks) ends its line with its quarantine
+// (quarantineSuffix), which the Python runner never has.
+func Plan(w io.Writer, p *suite.Plan, marks map[string]quarantine.Mark) error {
 	var b strings.Builder
 	part := "full"
 	if pt := p.Partition(); pt != nil {
@@ -107,6 +110,7 @@ func Plan(w io.Writer, p *suite.Plan) error {
 			if t.Implicit {
 				suffix = " [implicit]"
 			}
+			suffix += quarantineSuffix(marks, t.File)
 			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", textfmt.OneLine(t.File), pyfmt.Float(t.EstTime), suffix)
 		}
 	}
@@ -115,6 +119,23 @@ func Plan(w io.Writer, p *suite.Plan) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// quarantineSuffix is the end of a listed file's line when an entry of
+// the run's quarantine concerns it: " [quarantined until DATE]", or, for
+// an entry past its until, which protects nothing, " [quarantine expired
+// after DATE: not applied]"; "" when none does, so that a listing without
+// a quarantine is the Python runner's byte for byte.
+func quarantineSuffix(marks map[string]quarantine.Mark, file string) string {
+	m, ok := marks[file]
+	switch {
+	case !ok:
+		return ""
+	case m.Expired:
+		return " [quarantine expired after " + m.Entry.UntilText() + ": not applied]"
+	default:
+		return " [quarantined until " + m.Entry.UntilText() + "]"
+	}
 }
 
 // EstTotal sums the est_time of regs in order, as Python's sum() does.
@@ -161,13 +182,35 @@ type jsonPlan struct {
 	Rerun           *suite.Rerun            `json:"rerun,omitempty"`
 	Enabled         []registry.Registration `json:"enabled"`
 	Skipped         []registry.Registration `json:"skipped"`
+	// Quarantined is present only when an entry of the run's quarantine
+	// concerns an enabled file (see quarantineSuffix).
+	Quarantined []jsonQuarantined `json:"quarantined,omitempty"`
+}
+
+// jsonQuarantined is an enabled file of the plan an entry of the
+// quarantine concerns: the entry, and whether it expired (then it is not
+// applied).
+type jsonQuarantined struct {
+	File    string `json:"file"`
+	Reason  string `json:"reason"`
+	Until   string `json:"until"`
+	Owner   string `json:"owner"`
+	Expired bool   `json:"expired"`
 }
 
 // PlanJSON writes the plan as the JSON document of `run --list-only --json`,
-// followed by a newline.
-func PlanJSON(w io.Writer, p *suite.Plan) error {
+// followed by a newline; the files marks names are listed under
+// "quarantined", in the plan's order.
+func PlanJSON(w io.Writer, p *suite.Plan, marks map[string]quarantine.Mark) error {
 	pol := p.Policy
 	pol.IncludeLabels = nonNil(pol.IncludeLabels)
+	var quarantined []jsonQuarantined
+	for _, t := range p.Tests {
+		if m, ok := marks[t.File]; ok {
+			e := m.Entry
+			quarantined = append(quarantined, jsonQuarantined{File: t.File, Reason: e.Reason, Until: e.UntilText(), Owner: e.Owner, Expired: m.Expired})
+		}
+	}
 	return writeJSON(w, jsonPlan{
 		HW:              p.Backend,
 		Suite:           p.Suite.Name,
@@ -178,6 +221,7 @@ func PlanJSON(w io.Writer, p *suite.Plan) error {
 		Rerun:           p.Rerun,
 		Enabled:         jsonRegs(p.Tests),
 		Skipped:         jsonRegs(p.Skipped),
+		Quarantined:     quarantined,
 	})
 }
 
@@ -297,8 +341,9 @@ func computeStats(shards []shard.Shard, total func(*shard.Shard) float64) Stats 
 }
 
 // Partition writes the readable partition of p: a header, every shard with
-// its tests and total, the skipped tests, and the balance.
-func Partition(w io.Writer, v *suite.Plan) error {
+// its tests and total (a file marks names with its quarantine, as Plan
+// writes it), the skipped tests, and the balance.
+func Partition(w io.Writer, v *suite.Plan, marks map[string]quarantine.Mark) error {
 	var b strings.Builder
 	est := ComputeStats(v.Shards)
 	st := est
@@ -337,6 +382,7 @@ func Partition(w io.Writer, v *suite.Plan) error {
 			if t.Implicit {
 				suffix += " [implicit]"
 			}
+			suffix += quarantineSuffix(marks, t.File)
 			fmt.Fprintf(&b, "  - %s (est_time=%ss)%s\n", textfmt.OneLine(t.File), pyfmt.Float(t.EstTime), suffix)
 		}
 	}

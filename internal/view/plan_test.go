@@ -113,7 +113,7 @@ func TestPlan_Exactly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			require.NoError(t, Plan(&b, &tt.plan))
+			require.NoError(t, Plan(&b, &tt.plan, nil))
 			assert.Equal(t, tt.want, b.String())
 		})
 	}
@@ -123,7 +123,7 @@ func TestPlanJSON_NeverWritesNullLists(t *testing.T) {
 	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
 		Tests: []registry.Registration{{File: "a.py", Backend: config.CUDA, Suite: "s", EstTime: 2}}}
 	var b bytes.Buffer
-	require.NoError(t, PlanJSON(&b, &p))
+	require.NoError(t, PlanJSON(&b, &p, nil))
 	assert.JSONEq(t, `{"hw":"cuda","suite":"s","policy":{"cadence":"regular","include_labels":[],
 		"admit_nightly_tests":false,"bypass_fastfail":false,"write_baseline":false},"continue_on_error":false,
 		"partition":null,"enabled":[{"file":"a.py","backend":"cuda","suite":"s","est_time":2,"labels":[],
@@ -142,7 +142,7 @@ func TestPlanAndPartition_DisabledReasonsStayOnTheirLine(t *testing.T) {
 	const want = "  - a.py (reason: flaky\\n::error title=X::y\\r\\n::warning::z)\n  - b.py (reason: see\tissue)\n"
 	var b bytes.Buffer
 	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"}, Skipped: skipped}
-	require.NoError(t, Plan(&b, &p))
+	require.NoError(t, Plan(&b, &p, nil))
 	assert.Contains(t, b.String(), want)
 	for _, line := range strings.Split(b.String(), "\n") {
 		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
@@ -150,7 +150,7 @@ func TestPlanAndPartition_DisabledReasonsStayOnTheirLine(t *testing.T) {
 
 	b.Reset()
 	v := suite.Plan{Suite: config.Suite{Name: "s"}, Size: 1, Shards: make([]shard.Shard, 1), Skipped: skipped}
-	require.NoError(t, Partition(&b, &v))
+	require.NoError(t, Partition(&b, &v, nil))
 	assert.Contains(t, b.String(), want)
 	for _, line := range strings.Split(b.String(), "\n") {
 		assert.False(t, strings.HasPrefix(line, "::"), "%q", line)
@@ -160,12 +160,12 @@ func TestPlanAndPartition_DisabledReasonsStayOnTheirLine(t *testing.T) {
 func TestPlanJSON_RerunKeyOnlyWithRerunFailed(t *testing.T) {
 	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"}}
 	var b bytes.Buffer
-	require.NoError(t, PlanJSON(&b, &p))
+	require.NoError(t, PlanJSON(&b, &p, nil))
 	assert.NotContains(t, b.String(), `"rerun"`)
 
 	p.Rerun = &suite.Rerun{Path: "r.json", Count: 1, Total: 3}
 	b.Reset()
-	require.NoError(t, PlanJSON(&b, &p))
+	require.NoError(t, PlanJSON(&b, &p, nil))
 	assert.Contains(t, b.String(), `"rerun":{"report":"r.json","rerun":1,"total":3,"elsewhere":0,"plan_changed":false}`)
 }
 
@@ -173,7 +173,7 @@ func TestPlan_ARerunOnAnotherPlanSaysEachShardRerunsItsOwn(t *testing.T) {
 	p := suite.Plan{Backend: config.CUDA, Suite: config.Suite{Name: "s"}, Policy: policy.Policy{Cadence: "regular"},
 		Rerun: &suite.Rerun{Path: "r.json", Count: 1, Total: 3, PlanChanged: true}}
 	var b bytes.Buffer
-	require.NoError(t, Plan(&b, &p))
+	require.NoError(t, Plan(&b, &p, nil))
 	assert.Contains(t, b.String(), "Rerunning the 1 of 3 file(s) listed in r.json that did not pass\n"+
 		"Its plan is not today's: tests moved between shards since, and each shard reruns what its own report lists\n")
 }
