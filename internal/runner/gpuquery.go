@@ -17,6 +17,11 @@ import (
 // the job.
 const GPUQueryTimeout = 5 * time.Second
 
+// toolKillGrace is how long a GPU tool's call, or the preflight's probe,
+// has between SIGTERM and SIGKILL when the run is interrupted (past its
+// bound it is killed at once).
+const toolKillGrace = time.Second
+
 // gpuToolOutputMax bounds what is kept of a GPU tool's output.
 const gpuToolOutputMax = 64 << 10
 
@@ -94,7 +99,7 @@ func notFound(backend string) string {
 func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeout time.Duration, limit string) (out, failure, said string) {
 	var stdout, stderr capped
 	res, err := runProc(ctx, procSpec{
-		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: time.Second,
+		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: toolKillGrace,
 		out: &stdout, errOut: &stderr,
 	})
 	if limit == "" {
