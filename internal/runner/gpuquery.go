@@ -83,6 +83,21 @@ func gpuTools(backend string) []gpuTool {
 	return nil
 }
 
+// DetectBackend is the GPU backend whose tool is on path: cuda where
+// nvidia-smi is, else rocm where amd-smi or rocm-smi is; "" where none is
+// (NoGPUTool says so).
+func DetectBackend(path string) string {
+	for _, b := range []string{"cuda", "rocm"} {
+		if _, _, ok := findGPUTool(b, path); ok {
+			return b
+		}
+	}
+	return ""
+}
+
+// NoGPUTool is the reason of a host where DetectBackend found no tool.
+const NoGPUTool = "no GPU tool on PATH (nvidia-smi, amd-smi or rocm-smi)"
+
 // notFound says that no tool of backend is on PATH.
 func notFound(backend string) string {
 	tools := gpuTools(backend)
