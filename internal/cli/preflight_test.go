@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/config"
+	"github.com/radixark/miles-ci/internal/docs"
 	"github.com/radixark/miles-ci/internal/report"
 )
 
@@ -238,4 +239,34 @@ func TestNewCmdPreflight_ParsesFlags(t *testing.T) {
 		got.timeout, got.gpus = nil, nil
 		assert.Equal(t, want, *got, argv)
 	}
+}
+
+// The configurations help hosts shows for the probe are valid: each YAML
+// block with a preflight key parses, a fragment as an overlay of the
+// built-in configuration.
+func TestDocs_HostsProbeConfigurationsParse(t *testing.T) {
+	tp, ok := docs.Lookup("hosts")
+	require.True(t, ok)
+	bs, _ := blocks(tp.Text)
+	n := 0
+	for _, b := range bs {
+		text := strings.Join(b.lines, "\n") + "\n"
+		if b.lang != "yaml" || !strings.Contains(text, "preflight:") {
+			continue
+		}
+		n++
+		if !strings.Contains(text, "extends: default") {
+			text = "extends: default\n" + text
+		}
+		c, err := config.Parse("hosts.md", []byte(text))
+		require.NoError(t, err, "help hosts, line %d", b.line)
+		probe := c.Preflight.Probe
+		for _, s := range c.Suites {
+			if p := c.Preflight.ForSuite(s).Probe; p.Argv != nil {
+				probe = p
+			}
+		}
+		assert.NotEmpty(t, probe.Argv, "help hosts, line %d: a probe", b.line)
+	}
+	assert.GreaterOrEqual(t, n, 3, "the recipe, the per-suite one and the hook's")
 }
