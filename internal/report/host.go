@@ -188,7 +188,8 @@ type Preflight struct {
 	// ready.
 	Reason string `json:"reason"`
 	// Tool is the GPU tool asked; LastWords the last line it wrote when it
-	// failed (at most 500 bytes).
+	// failed (at most 500 bytes), or the probe's when the probe failed
+	// (FailedCheck; Speaker names who said them).
 	Tool      string `json:"tool"`
 	LastWords string `json:"last_words"`
 	// Tries is how many times the tool was asked, Elapsed how long the
