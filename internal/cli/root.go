@@ -61,6 +61,7 @@ and selects, shards and runs one stage's tests.`,
 		NewCmdHistory(f),
 		NewCmdReport(f),
 		NewCmdLint(f, nil),
+		NewCmdPreflight(f, nil),
 	)
 	// cobra's completion command is a group too: made here, so that a
 	// mistyped shell (`completion bsh`) is a usage error, not its help.

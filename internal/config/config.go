@@ -102,6 +102,10 @@ type Suite struct {
 	// At is where the suite's entry stands in the configuration, for a
 	// finding about the suite itself.
 	At Pos
+	// Probe is the preflight probe's keys the suite sets in its own
+	// preflight block, else suite_defaults' (a GPU suite's; see
+	// Preflight.ForSuite).
+	Probe Probe
 }
 
 // ShardBudget is the seconds of tests a shard of the suite may hold when a
@@ -118,6 +122,9 @@ func (s Suite) ShardBudget() float64 {
 type SuiteDefaults struct {
 	// SetupMinutes is Suite.SetupMinutes of a suite that sets none.
 	SetupMinutes float64 `key:"setup_minutes" check:"minutes"`
+	// Preflight is suite_defaults' preflight block: the probe's keys of
+	// every GPU suite that does not set its own (see Probe).
+	Preflight Probe `key:"preflight" check:"block"`
 }
 
 // MaxGPUs bounds a suite's gpus key: far more than one runner holds.
@@ -228,6 +235,10 @@ type Preflight struct {
 	Interval         time.Duration `key:"interval" check:"duration" default:"2s"`
 	QueryTimeout     time.Duration `key:"query_timeout" check:"duration" default:"5s"`
 	ForeignProcesses string        `key:"foreign_processes" check:"enum=warn|fail" default:"warn"`
+	// Probe is the compute probe run after the GPU tool's check (none by
+	// default): its keys are the section's (probe, probe_timeout); a
+	// suite's run takes ForSuite's.
+	Probe
 }
 
 // The values of preflight.foreign_processes.

@@ -28,7 +28,7 @@ import (
 
 // keyField is one tagged field of a keyed section's struct.
 type keyField struct {
-	index    int    // of the field in its struct
+	index    []int  // of the field in its struct (reflect's FieldByIndex)
 	key      string // its name in the section
 	check    string // its kind, as "duration" or "enum=warn|fail"
 	def      string // its default as YAML text, "" for none
@@ -36,13 +36,23 @@ type keyField struct {
 }
 
 // keyFields returns the tagged fields of a section's struct type, in
-// declaration order.
+// declaration order. The keys of a struct embedded without a key of its
+// own are the section's, in its place (the preflight section's probe and
+// probe_timeout are Probe's, which a suite's preflight block also reads).
 func keyFields(t reflect.Type) []keyField {
 	var out []keyField
 	for i := range t.NumField() {
-		tag := t.Field(i).Tag
-		if key := tag.Get("key"); key != "" {
-			out = append(out, keyField{index: i, key: key, check: tag.Get("check"), def: tag.Get("default"), required: tag.Get("required")})
+		field := t.Field(i)
+		key := field.Tag.Get("key")
+		if key == "" && field.Anonymous && field.Type.Kind() == reflect.Struct {
+			for _, kf := range keyFields(field.Type) {
+				kf.index = append([]int{i}, kf.index...)
+				out = append(out, kf)
+			}
+			continue
+		}
+		if key != "" {
+			out = append(out, keyField{index: []int{i}, key: key, check: field.Tag.Get("check"), def: field.Tag.Get("default"), required: field.Tag.Get("required")})
 		}
 	}
 	return out
@@ -75,7 +85,7 @@ func (p *parser) keyed(n *yaml.Node, name string, dst any) (map[string]*yaml.Nod
 		case v == nil:
 			continue
 		case kf.check == "block":
-			if _, err := p.keyed(v, name+"."+kf.key, s.Field(kf.index).Addr().Interface()); err != nil {
+			if _, err := p.keyed(v, name+"."+kf.key, s.FieldByIndex(kf.index).Addr().Interface()); err != nil {
 				return nil, err
 			}
 			continue
@@ -84,7 +94,7 @@ func (p *parser) keyed(n *yaml.Node, name string, dst any) (map[string]*yaml.Nod
 		if err != nil {
 			return nil, err
 		}
-		s.Field(kf.index).Set(reflect.ValueOf(x).Convert(s.Field(kf.index).Type()))
+		s.FieldByIndex(kf.index).Set(reflect.ValueOf(x).Convert(s.FieldByIndex(kf.index).Type()))
 	}
 	return f, nil
 }
@@ -96,9 +106,9 @@ func setDefaults(name string, s reflect.Value) {
 	for _, kf := range keyFields(s.Type()) {
 		switch {
 		case kf.check == "block":
-			setDefaults(name+"."+kf.key, s.Field(kf.index))
+			setDefaults(name+"."+kf.key, s.FieldByIndex(kf.index))
 		case kf.def != "":
-			s.Field(kf.index).Set(defaultValue(name, kf, s.Field(kf.index).Type()))
+			s.FieldByIndex(kf.index).Set(defaultValue(name, kf, s.FieldByIndex(kf.index).Type()))
 		}
 	}
 }
@@ -207,6 +217,11 @@ var kinds = map[string]kind{
 		}
 		return s, err
 	}, "image", "radixark/miles", "radixark/miles:dev"},
+	// A command: a non-empty list of strings, the program first, no
+	// control character in any (see probeArgv).
+	"argv": {reflect.TypeFor[[]string](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
+		return p.probeArgv(v, what)
+	}, "", "[python3, -c, 'import torch']", "[]"},
 	// A list of strings (an argv, labels).
 	"strings": {reflect.TypeFor[[]string](), func(p *parser, v *yaml.Node, what, _ string) (any, error) {
 		return p.strList(v, what)

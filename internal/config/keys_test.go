@@ -42,7 +42,7 @@ func appendKeys(t *testing.T, out []keyedKey, section string, st reflect.Type) [
 	fields := keyFields(st)
 	require.NotEmpty(t, fields, "section %s has no tagged key", section)
 	for _, kf := range fields {
-		k := keyedKey{name: section + "." + kf.key, field: st.Field(kf.index), keyField: kf}
+		k := keyedKey{name: section + "." + kf.key, field: st.FieldByIndex(kf.index), keyField: kf}
 		out = append(out, k)
 		if kf.check == "block" {
 			out = appendKeys(t, out, k.name, k.field.Type)
@@ -192,7 +192,7 @@ func TestKeyed_ReadsAStringListADurationAndABlock(t *testing.T) {
 // declaration order.
 func TestKeyed_AllowedKeysAreTheTagsInOrder(t *testing.T) {
 	for doc, msg := range map[string]string{
-		"preflight:\n  retries: 3\n": `unknown key "retries" in preflight; expected one of timeout, interval, query_timeout, foreign_processes`,
+		"preflight:\n  retries: 3\n": `unknown key "retries" in preflight; expected one of timeout, interval, query_timeout, foreign_processes, probe, probe_timeout`,
 		"file_run:\n  image: x\n":    `unknown key "image" in file_run; expected one of image_repository, min_timeout`,
 		"gate:\n  module: x\n":       `unknown key "module" in gate; expected one of python, hook, store, provenance, registry, timeout`,
 	} {

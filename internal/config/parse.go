@@ -214,6 +214,8 @@ type parser struct {
 	// setupDefault is suite_defaults.setup_minutes, the node it was read
 	// from (nil when the section does not set it).
 	setupDefault *yaml.Node
+	// probeDefault is suite_defaults' preflight block (see suiteProbe).
+	probeDefault Probe
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) error {
@@ -920,6 +922,7 @@ func (p *parser) suites(n *yaml.Node, c *Config) error {
 func (p *parser) suiteDefaults(n *yaml.Node, c *Config) error {
 	f, err := p.keyed(n, "suite_defaults", &c.SuiteDefaults)
 	p.setupDefault = f["setup_minutes"]
+	p.probeDefault = c.SuiteDefaults.Preflight
 	return err
 }
 
@@ -934,7 +937,7 @@ func minutes(v *yaml.Node) (float64, bool) {
 }
 
 func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
-	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "setup_minutes", "external", "workflow", "needs", "gpus")
+	f, err := p.fields(n, "a suite", "name", "runs_on", "shards", "target_minutes", "setup_minutes", "external", "workflow", "needs", "gpus", "preflight")
 	if err != nil {
 		return Suite{}, err
 	}
@@ -993,6 +996,9 @@ func (p *parser) suite(n *yaml.Node, b Backend) (Suite, error) {
 		s.TargetMinutes = m
 	}
 	if err := p.setup(n, f, &s); err != nil {
+		return s, err
+	}
+	if err := p.suiteProbe(f["preflight"], &s); err != nil {
 		return s, err
 	}
 	if v := f["external"]; v != nil {

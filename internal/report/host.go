@@ -188,7 +188,8 @@ type Preflight struct {
 	// ready.
 	Reason string `json:"reason"`
 	// Tool is the GPU tool asked; LastWords the last line it wrote when it
-	// failed (at most 500 bytes).
+	// failed (at most 500 bytes), or the probe's when the probe failed
+	// (FailedCheck; Speaker names who said them).
 	Tool      string `json:"tool"`
 	LastWords string `json:"last_words"`
 	// Tries is how many times the tool was asked, Elapsed how long the
@@ -205,7 +206,59 @@ type Preflight struct {
 	// ForeignError says why the tool gave no process list when it did
 	// not (foreign_processes: warn goes on without one); "" otherwise.
 	ForeignError string `json:"foreign_error"`
+	// FailedCheck names the check that found the host not ready,
+	// CheckGPUTool or CheckProbe, when the preflight has a probe ("" when
+	// ready; a preflight without one has only the GPU tool to blame, and
+	// its record is what it was before probes).
+	FailedCheck string `json:"failed_check,omitempty"`
+	// Probe is the compute probe's run, when the configuration has one.
+	Probe *ProbeRun `json:"probe,omitempty"`
 }
+
+// The checks of a preflight, as FailedCheck names them.
+const (
+	CheckGPUTool = "gpu_tool"
+	CheckProbe   = "probe"
+)
+
+// Speaker names who said LastWords: the probe when it failed, else the
+// GPU tool.
+func (p Preflight) Speaker() string {
+	if p.FailedCheck == CheckProbe {
+		return "the probe"
+	}
+	return p.Tool
+}
+
+// ProbeRun is one run of the preflight's compute probe.
+type ProbeRun struct {
+	// Argv is the command as configured.
+	Argv []string `json:"argv"`
+	// Status is ProbePassed, ProbeFailed, or ProbeNotRun when the GPU
+	// tool's check found the host not ready first.
+	Status ProbeStatus `json:"status"`
+	// Reason says why it failed ("" otherwise): it exited with a non-zero
+	// status, timed out, or wrote a line an infra fingerprint matches
+	// (Fingerprint names it).
+	Reason      string `json:"reason"`
+	Fingerprint string `json:"fingerprint"`
+	// LastWords is the line of its output that matched a fingerprint, else
+	// its last line (at most 500 bytes, control characters made inert);
+	// kept when it passed.
+	LastWords string `json:"last_words"`
+	// Elapsed is how long it ran, in seconds.
+	Elapsed float64 `json:"elapsed"`
+}
+
+// ProbeStatus is the outcome of a ProbeRun.
+type ProbeStatus string
+
+// Probe outcomes.
+const (
+	ProbePassed ProbeStatus = "passed"
+	ProbeFailed ProbeStatus = "failed"
+	ProbeNotRun ProbeStatus = "not run"
+)
 
 // PreflightStatus is the outcome of a Preflight.
 type PreflightStatus string

@@ -17,6 +17,11 @@ import (
 // the job.
 const GPUQueryTimeout = 5 * time.Second
 
+// toolKillGrace is how long a GPU tool's call, or the preflight's probe,
+// has between SIGTERM and SIGKILL when the run is interrupted (past its
+// bound it is killed at once).
+const toolKillGrace = time.Second
+
 // gpuToolOutputMax bounds what is kept of a GPU tool's output.
 const gpuToolOutputMax = 64 << 10
 
@@ -78,6 +83,21 @@ func gpuTools(backend string) []gpuTool {
 	return nil
 }
 
+// DetectBackend is the GPU backend whose tool is on path: cuda where
+// nvidia-smi is, else rocm where amd-smi or rocm-smi is; "" where none is
+// (NoGPUTool says so).
+func DetectBackend(path string) string {
+	for _, b := range []string{"cuda", "rocm"} {
+		if _, _, ok := findGPUTool(b, path); ok {
+			return b
+		}
+	}
+	return ""
+}
+
+// NoGPUTool is the reason of a host where DetectBackend found no tool.
+const NoGPUTool = "no GPU tool on PATH (nvidia-smi, amd-smi or rocm-smi)"
+
 // notFound says that no tool of backend is on PATH.
 func notFound(backend string) string {
 	tools := gpuTools(backend)
@@ -94,7 +114,7 @@ func notFound(backend string) string {
 func (t gpuTool) ask(ctx context.Context, bin string, args, env []string, timeout time.Duration, limit string) (out, failure, said string) {
 	var stdout, stderr capped
 	res, err := runProc(ctx, procSpec{
-		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: time.Second,
+		argv: append([]string{bin}, args...), env: env, timeout: timeout, grace: toolKillGrace,
 		out: &stdout, errOut: &stderr,
 	})
 	if limit == "" {

@@ -25,7 +25,8 @@ const (
 // job's context) or hangs is asked again every Interval until Timeout has
 // passed; each call is bounded by QueryTimeout and by what is left of
 // Timeout, and its process group killed past it, so a hung tool costs its
-// bound, never the job.
+// bound, never the job. With a compute probe configured (Probe), the
+// probe then runs once, bounded by its own timeout (see withProbe).
 type Preflight struct {
 	Backend string // "cuda" or "rocm" (see findGPUTool); any other is skipped
 	// Path is the PATH the tool is looked for in; Env the tool's
@@ -47,6 +48,11 @@ type Preflight struct {
 	// check: in GitHub Actions a GPU job's runner is a GPU host, and a
 	// missing tool is a broken one, as Miles' wait step failed there.
 	ToolRequired bool
+	// Dir is where the probe runs (the repository root; "" ours), and
+	// Fingerprints the infra fingerprints its output is read for: a line
+	// one matches makes the host not ready, whatever its exit status.
+	Dir          string
+	Fingerprints []Fingerprint
 
 	Now   func() time.Time                                 // nil: time.Now
 	Sleep func(ctx context.Context, d time.Duration) error // nil: a timer that ctx ends
@@ -63,11 +69,19 @@ func (p Preflight) Check(ctx context.Context, when string) report.Preflight {
 }
 
 // CheckGPUs is Check, also returning the GPUs the tool listed on the try
-// that found the host ready (nil otherwise): what the log names, and a
-// host record the first query could not fill.
+// that found them ready (nil otherwise): what the log names, and a host
+// record the first query could not fill. With a probe (Preflight.Probe),
+// the probe runs once the tool's check passed, and its failure makes the
+// host not ready (see withProbe).
 func (p Preflight) CheckGPUs(ctx context.Context, when string) (report.Preflight, []report.GPU) {
 	p.defaults()
 	start := p.Now()
+	pf, gpus := p.checkTool(ctx, when, start)
+	return p.withProbe(ctx, pf, func() float64 { return p.Now().Sub(start).Seconds() }), gpus
+}
+
+// checkTool is the GPU tool's check, begun at start (see CheckGPUs).
+func (p Preflight) checkTool(ctx context.Context, when string, start time.Time) (report.Preflight, []report.GPU) {
 	pf := report.Preflight{When: when, GpusNeeded: p.GPUsNeeded, Foreign: []report.ForeignProcess{}}
 	tool, bin, ok := findGPUTool(p.Backend, p.Path)
 	pf.Tool = tool.name
@@ -193,6 +207,9 @@ func (p *Preflight) defaults() {
 	}
 	if p.QueryTimeout <= 0 {
 		p.QueryTimeout = PreflightQueryTimeout
+	}
+	if p.Probe.Timeout <= 0 {
+		p.Probe.Timeout = config.DefaultProbeTimeout
 	}
 	if p.Now == nil {
 		p.Now = time.Now

@@ -36,8 +36,10 @@ type PreflightSpec struct {
 // is also an error annotation naming it (in a GitHub Actions job, also a
 // host with no GPU tool on PATH), and a process of another job holding GPU
 // memory a warning. A ready check whose tool listed the GPUs
-// fills a host the first query left without them.
-func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into *[]report.Preflight) func(context.Context, string) bool {
+// fills a host the first query left without them. The suite's compute
+// probe, when the configuration has one, runs in root and its output is
+// read for fps, the suite's infra fingerprints.
+func preflightFunc(s Spec, p *suite.Plan, root string, env []string, fps []runner.Fingerprint, host *report.Host, into *[]report.Preflight) func(context.Context, string) bool {
 	if p.Backend == config.CPU || s.Preflight.Off {
 		return nil
 	}
@@ -48,8 +50,8 @@ func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into 
 	actions := s.Getenv("GITHUB_ACTIONS") == "true"
 	check := runner.Preflight{
 		Backend: string(p.Backend), Path: s.Getenv("PATH"), Env: env,
-		Preflight: s.Preflight.Config, GPUsNeeded: p.Suite.GPUsNeeded(),
-		ToolRequired: ghactions.InJob(s.Getenv), Now: s.Now, Sleep: s.Preflight.Sleep,
+		Preflight: s.Preflight.Config.ForSuite(p.Suite), GPUsNeeded: p.Suite.GPUsNeeded(),
+		ToolRequired: ghactions.InJob(s.Getenv), Dir: root, Fingerprints: fps, Now: s.Now, Sleep: s.Preflight.Sleep,
 	}
 	return func(ctx context.Context, when string) bool {
 		pf, gpus := check.CheckGPUs(ctx, when)
@@ -57,14 +59,42 @@ func preflightFunc(s Spec, p *suite.Plan, env []string, host *report.Host, into 
 		if gpus != nil && host.Gpus == nil && host.GpuTool == pf.Tool {
 			host.Gpus, host.GpusError = gpus, ""
 		}
-		logPreflight(s.Out, actions, host, pf, gpus)
+		logPreflight(s.Out, actions, host, pf, gpus, runStops)
 		return pf.Status != report.PreflightNotReady
 	}
 }
 
-// logPreflight writes what a preflight found (see preflightFunc); the
-// annotations only where GitHub Actions reads them.
-func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Preflight, gpus []report.GPU) {
+// stops says what a host found not ready stops: the end of the log line,
+// the annotation's last sentences, and what follows the reason of a host
+// without its GPU tool.
+type stops struct{ line, annotation, toolMissing string }
+
+// runStops are a run's: the rest of its tests.
+var runStops = stops{
+	line:       "; no further test runs here",
+	annotation: ". No further test ran on this host; the tests not run say nothing about the code.",
+	// Not ready without a try: the tool is not on PATH, which only a
+	// GitHub Actions job holds against the host.
+	toolMissing: "; a GPU suite in GitHub Actions needs its GPU tool (run --no-preflight to go without the check)",
+}
+
+// checkStops are `miles-ci preflight`'s: whatever the check guards (a
+// job, as its job-started hook; the steps after it).
+var checkStops = stops{
+	line:       "; exit status 75",
+	annotation: ". The preflight exits 75: what it guards does not run on this host; another runner may pass.",
+}
+
+// LogCheck writes what `miles-ci preflight` found, as a run logs its
+// preflight; the annotations only where GitHub Actions reads them.
+func LogCheck(w io.Writer, actions bool, host *report.Host, pf report.Preflight, gpus []report.GPU) {
+	logPreflight(w, actions, host, pf, gpus, checkStops)
+}
+
+// logPreflight writes what a preflight found (see preflightFunc), a host
+// not ready ending as st says; the annotations only where GitHub Actions
+// reads them.
+func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Preflight, gpus []report.GPU, st stops) {
 	on := view.OnHost(host)
 	took := fmt.Sprintf("%s, %.1fs", textfmt.CountNoun(pf.Tries, "try", "tries"), pf.Elapsed)
 	for _, fp := range pf.Foreign {
@@ -83,32 +113,34 @@ func logPreflight(w io.Writer, actions bool, host *report.Host, pf report.Prefli
 		if names := gpuNames(gpus); names != "" {
 			line += " (" + names + ")"
 		}
-		fmt.Fprintln(w, textfmt.Term(line+on+", "+took))
+		fmt.Fprintln(w, textfmt.Term(line+on+", "+took+probePassed(pf)))
 	case report.PreflightNotReady:
 		msg := fmt.Sprintf("host not ready%s: %s", on, pf.Reason)
 		if pf.LastWords != "" {
-			msg += "; " + pf.Tool + " said: " + pf.LastWords
+			msg += "; " + pf.Speaker() + " said: " + pf.LastWords
 		}
 		msg = textfmt.Term(msg)
 		line := "[CI Preflight] " + msg + " (" + took + ")"
 		if pf.Tries == 0 {
-			// Not ready without a try: the tool is not on PATH, which
-			// only a GitHub Actions job holds against the host.
-			msg += toolMissing
+			msg += st.toolMissing
 			line = "[CI Preflight] " + msg
 		}
-		fmt.Fprintln(w, line+"; no further test runs here")
+		fmt.Fprintln(w, line+st.line)
 		if actions {
 			fmt.Fprintln(w, ghactions.Annotation{Level: ghactions.LevelError, Title: "GPU preflight: host not ready",
-				Message: msg + ". No further test ran on this host; the tests not run say nothing about the code."}.String())
+				Message: msg + st.annotation}.String())
 		}
 	}
 }
 
-// toolMissing follows the reason of a GitHub Actions host found not ready
-// for want of its GPU tool: why that is not ready, and the way out for a
-// job that is meant to run without one.
-const toolMissing = "; a GPU suite in GitHub Actions needs its GPU tool (run --no-preflight to go without the check)"
+// probePassed is what the ready line says of a probe that passed: what it
+// cost ("" without one).
+func probePassed(pf report.Preflight) string {
+	if pf.Probe == nil || pf.Probe.Status != report.ProbePassed {
+		return ""
+	}
+	return fmt.Sprintf("; the probe passed in %.1fs", pf.Probe.Elapsed)
+}
 
 // gpuNames names the GPUs listed, each distinct name once, in order.
 func gpuNames(gpus []report.GPU) string {

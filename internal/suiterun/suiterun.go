@@ -177,7 +177,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 		tolerated = func(i int) bool { return quarantine.Covers(p.Quarantine, files[i].Name, p.Suite.Name, quarantineAt) }
 	}
 	rep := runner.Run(ctx, files, runner.Options{
-		Preflight:       preflightFunc(s, p, env, host, &preflights),
+		Preflight:       preflightFunc(s, p, root, env, fps, host, &preflights),
 		Root:            root,
 		Limits:          s.Limits,
 		ContinueOnError: p.ContinueOnError,

@@ -138,7 +138,7 @@ func hostNotReady(r *report.Report) []ghactions.Notice {
 			text = fmt.Sprintf("%s (preflight %s)", pf.Reason, pf.When)
 		}
 		if pf.LastWords != "" {
-			text += "; " + pf.Tool + " said: " + pf.LastWords
+			text += "; " + pf.Speaker() + " said: " + pf.LastWords
 		}
 		text += ". The tests not run here say nothing about the code; another runner may pass"
 	}
