@@ -35,7 +35,7 @@ func TestTriageAnswer_GathersWhatTheHistorySaysOfTheFailedFiles(t *testing.T) {
 	p, f := report.Pass, report.Fail
 	pr := 9
 	triaged := &report.Report{Suite: "s", Backend: "cuda", Started: "2026-12-01T12:00:00.000Z",
-		Host: &report.Host{Repository: "o/r", RunID: "100", RunAttempt: "1", SHA: "c100", Event: "pull_request", PR: &pr, Runner: "r1"},
+		Host:  &report.Host{Repository: "o/r", RunID: "100", RunAttempt: "1", SHA: "c100", Event: "pull_request", PR: &pr, Runner: "r1"},
 		Files: []report.File{{File: "a.py", Status: f, Attempts: 1}, {File: "b.py", Status: p, Attempts: 1}}}
 	a := NewTriageAnswer([]*report.Report{triaged}, 2)
 	assert.Equal(t, FlakyFilter(Filter{}), a.Filter(Filter{}))
