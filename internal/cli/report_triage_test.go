@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // triageMonth is the month of history_flaky_test.go's nightlies and pull
@@ -212,4 +213,47 @@ func TestNewCmdReportTriage_ParsesItsFlags(t *testing.T) {
 	require.NoError(t, cmd.Execute())
 	assert.Equal(t, []string{"a.json", "b.json"}, got.Inputs)
 	assert.Equal(t, []any{"reports/", 30, true, true, "10%"}, []any{got.From, got.Days, got.JSON, got.Strict, got.MinRate})
+}
+
+// run with a history writes the Triage section into its step summary
+// when a file failed: test_fail.py failed in last night's scheduled run,
+// so in the pull request's run it is broken on main. A history that
+// cannot be read is a note and a warning, and the exit status is the
+// tests' all the same.
+func TestRun_TheStepSummaryTriagesFromTheHistoryItWritesTo(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	root := historyRepo(t)
+	run := func(runID int, event, url string) (int, string, string) {
+		dir := t.TempDir()
+		env := ghEnv(runID)
+		env["GITHUB_EVENT_NAME"] = event
+		if event != "pull_request" {
+			delete(env, "GITHUB_REF")
+		}
+		env["GITHUB_STEP_SUMMARY"] = filepath.Join(dir, "summary.md")
+		cmd := milesCommand(t, root, env, append(historyRunArgs(root, 0, 1, filepath.Join(dir, "r.json")), "--history", url)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		_ = cmd.Run()
+		md, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		require.NoError(t, err, stderr.String())
+		return cmd.ProcessState.ExitCode(), string(md), stderr.String()
+	}
+	code, nightly, errOut := run(3001, "schedule", url)
+	assert.Equal(t, exitFailure, code, errOut)
+	assert.Contains(t, nightly, "- `tests/e2e/test_fail.py` **new**: nothing else explains it: most likely this change\n",
+		"its own rows are not evidence")
+
+	code, pr, errOut := run(3002, "pull_request", url)
+	assert.Equal(t, exitFailure, code, errOut)
+	assert.Empty(t, errOut)
+	assert.Contains(t, pr, "\n**Triage** (what most likely failed each file, from the run history of the last 30 days; `miles-ci help reports`):\n"+
+		"- `tests/e2e/test_fail.py` **broken-on-main**: failed the latest run on the default branch: run 3001 at 5f1e (")
+
+	gone := "postgres://u:s3cret@127.0.0.1:1/db?connect_timeout=1"
+	code, md, errOut := run(3003, "pull_request", gone)
+	assert.Equal(t, exitFailure, code, "the tests' status: %s", errOut)
+	assert.Contains(t, md, "\n**Triage:** no verdict: the run history could not be read (")
+	assert.Contains(t, errOut, "warning: history: no triage in the step summary: ")
+	assert.NotContains(t, md+errOut, "s3cret")
 }
