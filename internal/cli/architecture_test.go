@@ -20,7 +20,7 @@ const module = "github.com/radixark/miles-ci/"
 // deciding are the packages that decide: they take values and return
 // values. None may reach, even through another package, a package that
 // renders, writes GitHub Actions output, runs processes or wires commands.
-var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite", "shard", "timings", "hostcheck", "rename", "quarantine"}
+var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite", "shard", "timings", "hostcheck", "rename", "quarantine", "triage"}
 
 // output are the packages that render, print or run: a deciding package
 // never depends on one.

@@ -576,12 +576,15 @@ func TestHistoryFilters_ZeroLastOrDaysIsAUsageError(t *testing.T) {
 				assert.Contains(t, first, "not a whole number >= 1", "%v", args)
 			}
 			args := append(append(slices.Clone(path), "--from", dir), flag, "1")
+			if strings.Join(path, " ") == "report triage" {
+				args = append(args, "../../testdata/docs/attempt-1-shard-0.json") // the run it triages
+			}
 			code, _, errOut := askAt(t, args...)
 			assert.NotEqual(t, exitUsage, code, "%v: 1 is a count: %s", args, errOut)
 		}
 	}
 	walk(root, nil)
-	want := []string{"timings apply"}
+	want := []string{"timings apply", "report triage"}
 	for _, q := range historyQuestionNames() {
 		want = append(want, "history "+q)
 	}

@@ -37,11 +37,11 @@ type ReportSummaryOptions struct {
 func NewCmdReport(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
-		Short: "Work with run reports (merge a suite's shard reports, summarize one, find suspect hosts)",
+		Short: "Work with run reports (merge a suite's shard reports, summarize one, find suspect hosts, triage failures)",
 		Args:  groupArgs,
 		RunE:  groupRunE,
 	}
-	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil), NewCmdReportHosts(f, nil))
+	cmd.AddCommand(NewCmdReportMerge(f, nil), NewCmdReportSummary(f, nil), NewCmdReportHosts(f, nil), NewCmdReportTriage(f, nil))
 	return cmd
 }
 

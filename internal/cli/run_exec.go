@@ -123,11 +123,19 @@ func executeSuite(ctx context.Context, f *Factory, opts *RunOptions, cfg *config
 			return err
 		}
 	}
+	var readHistory func(context.Context) (history.Reader, error)
+	if rec != nil {
+		// The store the run writes to is the one its step summary's
+		// triage reads (see suiterun.Spec.Triage).
+		readHistory = func(ctx context.Context) (history.Reader, error) {
+			return history.OpenPostgres(ctx, rec.URL, history.ForReading)
+		}
+	}
 	out, err := suiterun.Run(ctx, suiterun.Spec{
 		Root: f.Root, Plan: p, OneFile: opts.File != "",
 		Limits: opts.limits(cfg), Gate: gate, Outputs: opts.Outputs, InfraFingerprints: cfg.InfraFingerprints, Preflight: opts.preflight(cfg),
 		Getenv: f.Getenv, Env: childEnv(f.environ()), Out: f.Out, ErrOut: f.ErrOut, Start: f.Start, Now: f.Now, Proc: f.Proc,
-		History: rec,
+		History: rec, Triage: readHistory,
 	})
 	switch {
 	case err != nil:

@@ -18,6 +18,11 @@
 // report than its rows (the files never run, a preflight's verdict),
 // reads the reports through the same walker (ReportFiles) into the hosts
 // answer's rows (ReportHosts, HostRowsOf).
+//
+// `report triage --from`, and run's step summary, ask one more: what the
+// history says of the failed files of some runs, those runs' own rows
+// left out (TriageAnswer, triage.go: the flaky and hosts answers over the
+// same rows, for package triage to decide on).
 package history
 
 import (

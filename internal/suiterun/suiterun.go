@@ -80,6 +80,10 @@ type Spec struct {
 	// the reports are written, waits for the last of them within the
 	// recorder's flush bound.
 	History *history.Recorder
+	// Triage, when set, opens the run history for the "Triage" section of
+	// the step summary, written after a run in which a file failed (see
+	// triageSection); nil writes none.
+	Triage func(ctx context.Context) (history.Reader, error)
 }
 
 // Outcome is how a run ended. Code is pytest's status for a CPU suite, else
@@ -219,7 +223,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	}
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
-		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)); err != nil {
+		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)+triageSection(ctx, s, doc, now)); err != nil {
 			fmt.Fprintf(s.ErrOut, "warning: %v\n", err)
 		}
 	}
