@@ -47,6 +47,9 @@ suspect. See miles-ci help hosts.`,
 		Example: `  gh run download 32101379316 -D runs/32101379316
   miles-ci report hosts runs/ --strict`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if err := opts.drainFlags.check(opts.JSON, opts.Days > 0); err != nil {
+				return err
+			}
 			if opts.Restore != "" {
 				if len(args) > 0 {
 					return usageErrorf("--restore reads no report; leave out %s", quoteList(args))
@@ -57,9 +60,6 @@ suspect. See miles-ci help hosts.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if err := opts.drainFlags.check(opts.JSON, opts.Days > 0); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
