@@ -33,8 +33,9 @@ evidence) from the run history: a directory of run reports, or the fleet's
 PostgreSQL database; both give the same output for the same runs. The
 history keeps attempts, so a job counts the files it ran (none "not run"),
 and a job a GPU preflight stopped before its first file is not in it.
---strict exits 1 when a host is suspect. See miles-ci help history and
-miles-ci help hosts.`,
+--strict exits 1 when a host is suspect. --drain, --apply and --restore
+drain a suspect runner as report hosts does (--days is also the drain's
+window). See miles-ci help history and miles-ci help hosts.`,
 		Example: `  miles-ci history hosts --from "$MILES_CI_HISTORY_URL" --cadence nightly --days 30 --strict`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -174,10 +174,10 @@ func drainPlanRun(ctx context.Context, f *Factory, d *drainFlags, recent *hostch
 	if d.Apply {
 		mode = "applied"
 	}
-	fmt.Fprintf(f.Out, "\nDrain (%s), on the evidence of the last %s:\n", mode, textfmt.CountNoun(d.days(), "day"))
+	header := fmt.Sprintf("\nDrain (%s), on the evidence of the last %s:\n", mode, textfmt.CountNoun(d.days(), "day"))
 	suspects := suspectsOf(recent)
 	if len(suspects) == 0 {
-		_, err := fmt.Fprintln(f.Out, "  no suspect host: nothing to drain")
+		_, err := fmt.Fprint(f.Out, header+"  no suspect host: nothing to drain\n")
 		return err
 	}
 	cfg, err := f.Config()
@@ -213,6 +213,7 @@ func drainPlanRun(ctx context.Context, f *Factory, d *drainFlags, recent *hostch
 	}
 	plan := drain.Decide(drain.Input{Suspects: suspects, Runners: runners, LabelSets: sets, MaxDrain: maxDrain})
 	scope := client.Scope().Path()
+	fmt.Fprint(f.Out, header)
 	for _, k := range plan.Kept {
 		fmt.Fprintf(f.Out, "  %s: kept: %s\n", textfmt.Term(k.Host), textfmt.Term(k.Reason))
 	}

@@ -43,7 +43,10 @@ only there and passed on another host at the same commit), and the verdict
 naming each suspect host with its evidence. A host is suspect when a failure
 there had cause infra, a GPU preflight found it not ready, or it has at least
 --min-contradicted contradicted failures. --strict exits 1 when a host is
-suspect. See miles-ci help hosts.`,
+suspect. --drain plans taking from each suspect runner the label its suites
+ask for (a dry run; --apply makes the change through the GitHub API, under
+limits), and --restore gives a drained runner its labels back. See
+miles-ci help hosts.`,
 		Example: `  gh run download 32101379316 -D runs/32101379316
   miles-ci report hosts runs/ --strict`,
 		Args: func(cmd *cobra.Command, args []string) error {
