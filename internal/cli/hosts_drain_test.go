@@ -287,3 +287,21 @@ func TestHostsDrain_FlagsThatMeanNothingAreUsageErrors(t *testing.T) {
 	}
 	assert.Empty(t, g.Requests())
 }
+
+func TestReportHostsDrain_ALogThatCannotBeWrittenOrReadDrainsNothing(t *testing.T) {
+	g := testutil.NewFakeGitHub(t, drainToken, "o/r", "org", drainFleet("online")...)
+	dir := drainReports(t, 24*time.Hour)
+	tmp := t.TempDir()
+	notDir := testutil.WriteFile(t, tmp, "file", "")
+	broken := testutil.WriteFile(t, tmp, "broken.jsonl", "{\"action\":\"drain\"}\nnot json\n")
+	for log, want := range map[string]string{
+		filepath.Join(notDir, "drain.jsonl"): `error: drain log "` + filepath.Join(notDir, "drain.jsonl") + `": `,
+		broken:                               "error: " + broken + ":2: not a drain log record: invalid character 'o' in literal null (expecting 'u')\n",
+	} {
+		code, _, errOut := drainRun(t, g, nil, "report", "hosts", dir, "--drain", "--apply", "--drain-log", log)
+		assert.Equal(t, 1, code)
+		assert.True(t, strings.HasPrefix(errOut, want), errOut)
+	}
+	assert.Empty(t, g.Requests(), "the log is checked before the runner list is read")
+	assert.Equal(t, []string{"h100", "8gpu"}, g.Labels("bad"))
+}
