@@ -294,8 +294,10 @@ func TestReportHostsDrain_ALogThatCannotBeWrittenOrReadDrainsNothing(t *testing.
 	tmp := t.TempDir()
 	notDir := testutil.WriteFile(t, tmp, "file", "")
 	broken := testutil.WriteFile(t, tmp, "broken.jsonl", "{\"action\":\"drain\"}\nnot json\n")
+	missing := filepath.Join(tmp, "missing", "drain.jsonl")
 	for log, want := range map[string]string{
 		filepath.Join(notDir, "drain.jsonl"): `error: drain log "` + filepath.Join(notDir, "drain.jsonl") + `": `,
+		missing:                              `error: drain log "` + missing + `": `,
 		broken:                               "error: " + broken + ":2: not a drain log record: invalid character 'o' in literal null (expecting 'u')\n",
 	} {
 		code, _, errOut := drainRun(t, g, nil, "report", "hosts", dir, "--drain", "--apply", "--drain-log", log)
