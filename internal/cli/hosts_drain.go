@@ -52,13 +52,32 @@ func (d *drainFlags) bind(fs *pflag.FlagSet, days bool) {
 	fs.BoolVar(&d.Apply, "apply", false, "with --drain: remove the planned labels through the GitHub API (needs --drain-log)")
 	flagkind.String(fs, &d.Restore, "restore", "", "give the labels drained from runner `NAME` back (from --drain-log, or --label)", flagkind.Text)
 	flagkind.StringArray(fs, &d.Labels, "label", "", "with --restore: a `LABEL` to give back (repeatable), instead of the drain log's", flagkind.Text)
-	flagkind.Set(fs.VarPF(countValue{&d.MaxDrain}, "max-drain", "", "with --drain: at most `N` runners per label set (default 1)"), flagkind.Number)
+	flagkind.Set(fs.VarPF(drainCount{&d.MaxDrain, 1 << 20}, "max-drain", "", "with --drain: at most `N` runners per label set (default 1)"), flagkind.Number)
 	if days {
-		flagkind.Set(fs.VarPF(countValue{&d.Days}, "days", "", "with --drain: only the evidence of the last `D` days (default 2)"), flagkind.Number)
+		flagkind.Set(fs.VarPF(drainCount{&d.Days, maxHistoryDays}, "days", "", "with --drain: only the evidence of the last `D` days (default 2)"), flagkind.Number)
 	}
 	flagkind.String(fs, &d.Log, "drain-log", "", "add a JSON record of each change to `FILE` (JSON Lines)", flagkind.Output)
 	flagkind.String(fs, &d.Repo, "repo", "", "the runners of repository `OWNER/NAME` (default GITHUB_REPOSITORY)", flagkind.Text)
 	flagkind.String(fs, &d.Org, "org", "", "the runners of organization `ORG` instead", flagkind.Text)
+}
+
+// drainCount is --max-drain and report hosts' --days: a whole number from
+// 1 to max. Left out it is 0, and the default applies; a 0 given would
+// drain without the limit or the window, and is refused.
+type drainCount struct {
+	p   *int
+	max int
+}
+
+func (v drainCount) String() string { return intValue{v.p}.String() }
+func (v drainCount) Type() string   { return "int" }
+func (v drainCount) Set(s string) error {
+	n := 0
+	if err := (intValue{&n}).Set(s); err != nil || n < 1 || n > v.max {
+		return fmt.Errorf("%q is not a whole number >= 1 and <= %d", s, v.max)
+	}
+	*v.p = n
+	return nil
 }
 
 // on reports whether the command drains or restores instead of only

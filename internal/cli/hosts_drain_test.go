@@ -276,7 +276,7 @@ func TestHostsDrain_FlagsThatMeanNothingAreUsageErrors(t *testing.T) {
 		{[]string{"report", "hosts", dir, "--drain", "--repo", "o/r", "--org", "org"}, "--repo and --org: the runners are a repository's or an organization's; give one of them"},
 		{[]string{"report", "hosts", "--restore", "bad"}, "--restore needs the labels to give back: --drain-log FILE (the drain's records) or --label LABEL"},
 		{[]string{"report", "hosts", dir, "--restore", "bad", "--label", "h100"}, `--restore reads no report; leave out "` + dir + `"`},
-		{[]string{"report", "hosts", dir, "--drain", "--max-drain", "0"}, `invalid argument "0" for "--max-drain" flag: "0" is not a whole number >= 1 (leave the flag out to read the whole history)`},
+		{[]string{"report", "hosts", dir, "--drain", "--max-drain", "0"}, `invalid argument "0" for "--max-drain" flag: "0" is not a whole number >= 1 and <= 1048576`},
 		{[]string{"history", "hosts", "--from", dir, "--drain", "--label", "x"}, "--label goes with --restore"},
 		{[]string{"report", "hosts", dir, "--drain", "--repo", "nope"}, `"nope" is not a repository: expected OWNER/NAME`},
 	}
