@@ -33,7 +33,7 @@ type ReportHostsOptions struct {
 func NewCmdReportHosts(f *Factory, runF func(*ReportHostsOptions) error) *cobra.Command {
 	opts := &ReportHostsOptions{MinContradicted: hostcheck.DefaultMinContradicted}
 	cmd := &cobra.Command{
-		Use:   "hosts REPORT...|DIR... [--json] [--strict]",
+		Use:   "hosts REPORT...|DIR... [--json] [--strict] [--drain [--apply --drain-log FILE]]",
 		Short: "Find the hosts to blame across many runs' reports",
 		Long: `Read the JSON reports of many runs (files, or directories searched for *.json, as
 gh run download leaves them) and print each job with where it ran and how it
@@ -48,7 +48,9 @@ ask for (a dry run; --apply makes the change through the GitHub API, under
 limits), and --restore gives a drained runner its labels back. See
 miles-ci help hosts.`,
 		Example: `  gh run download 32101379316 -D runs/32101379316
-  miles-ci report hosts runs/ --strict`,
+  miles-ci report hosts runs/ --strict
+  GH_TOKEN=… miles-ci report hosts runs/ --drain --repo radixark/miles
+  GH_TOKEN=… miles-ci report hosts --restore novita-host2 --drain-log drain.jsonl --repo radixark/miles`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := opts.drainFlags.check(opts.JSON, opts.Days > 0); err != nil {
 				return err
