@@ -142,14 +142,17 @@ type Plan struct {
 
 // Decide returns the plan: for each suspect runner and each label set its
 // suites ask for, the most specific label of the set that the runner
-// carries (see pickLabel), to be removed, unless a limit forbids it:
+// carries (see candidates), to be removed, unless a limit forbids it:
 //   - a host with no runner name, or a runner name not in the list, is
 //     left alone (nothing to remove a label from);
 //   - a runner that no longer carries the set (drained before) is left;
 //   - at most MaxDrain runners per label set;
 //   - never the last online runner carrying the set: another online
 //     runner must carry it after the removal, counting the removals
-//     planned before, so that the suite's jobs still have somewhere to run.
+//     planned before, so that the suite's jobs still have somewhere to run;
+//     and the same for every other suite of the configuration whose set
+//     holds the label (removing h100 takes the runner from [h100, 4gpu]
+//     too): a label that would strand one gives way to the next candidate.
 //
 // Runner and label names are compared as GitHub compares them, without
 // regard to case.
@@ -165,6 +168,11 @@ func Decide(in Input) Plan {
 		}
 	}
 	drained := map[string]int{} // label set key → runners drained
+	var names []string
+	for name := range in.LabelSets {
+		names = append(names, name)
+	}
+	all := groups(names, in.LabelSets)
 	var p Plan
 	for _, s := range in.Suspects {
 		keep := func(set []string, reason string) {
@@ -189,8 +197,8 @@ func Decide(in Input) Plan {
 				keep(g.set, "no longer carries "+SetString(g.set)+" (drained before)")
 				continue
 			}
-			label, ok := pickLabel(r, g.set, runners)
-			if !ok {
+			labels := candidates(r, g.set, runners)
+			if len(labels) == 0 {
 				keep(g.set, "carries no label of "+SetString(g.set)+" that can be removed (only self-hosted, OS and architecture labels)")
 				continue
 			}
@@ -202,6 +210,26 @@ func Decide(in Input) Plan {
 			if others := onlineCarriers(runners, g.set, i); others == 0 {
 				keep(g.set, "the last online runner carrying "+SetString(g.set)+": draining it would leave "+
 					strings.Join(g.suites, ", ")+" nowhere to run")
+				continue
+			}
+			// The label is the most specific that leaves every suite of
+			// the configuration an online runner: removing h100 also takes
+			// the runner from a suite on [h100, 4gpu], which it may be the
+			// last to serve.
+			label, stranded := "", group{}
+			for _, l := range labels {
+				st, ok := strands(runners, i, l, all)
+				if !ok {
+					label = l
+					break
+				}
+				if stranded.set == nil {
+					stranded = st
+				}
+			}
+			if label == "" {
+				keep(g.set, "the last online runner carrying "+SetString(stranded.set)+": draining it would leave "+
+					strings.Join(stranded.suites, ", ")+" nowhere to run")
 				continue
 			}
 			drained[key]++
@@ -245,13 +273,18 @@ func groups(suites []string, sets map[string][]string) []group {
 	return out
 }
 
-// pickLabel is the label to remove from r for set: among the labels of set
-// that r carries, not generic (see Generic) and not read-only, the one the
-// fewest runners of the list carry (the most specific: `h100` before
-// `8gpu` when every H100 runner has 8 GPUs but not every 8-GPU runner is
-// an H100), ties to the earlier in set.
-func pickLabel(r *Runner, set []string, runners []Runner) (string, bool) {
-	best, bestN := "", 0
+// candidates are the labels that could be removed from r for set, the
+// most specific first: the labels of set that r carries, not generic (see
+// Generic) and not read-only, by how few runners of the list carry them
+// (`h100` before `8gpu` when every H100 runner has 8 GPUs but not every
+// 8-GPU runner is an H100), ties in the order of set. Each is spelled as
+// r spells it.
+func candidates(r *Runner, set []string, runners []Runner) []string {
+	type cand struct {
+		name string
+		n    int
+	}
+	var cs []cand
 	for _, name := range set {
 		l, ok := r.label(name)
 		if !ok || Generic(name) || l.Type == ReadOnly {
@@ -263,11 +296,30 @@ func pickLabel(r *Runner, set []string, runners []Runner) (string, bool) {
 				n++
 			}
 		}
-		if best == "" || n < bestN {
-			best, bestN = l.Name, n
+		cs = append(cs, cand{l.Name, n})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.name
+	}
+	return out
+}
+
+// strands returns the first group of all (suites by label set) that
+// removing label from runners[i] would leave with no online runner: a set
+// holding the label, which the runner carries and no other online runner
+// does.
+func strands(runners []Runner, i int, label string, all []group) (group, bool) {
+	for _, g := range all {
+		if g.set == nil || !runners[i].carries(g.set) || !slices.ContainsFunc(g.set, func(l string) bool { return strings.EqualFold(l, label) }) {
+			continue
+		}
+		if onlineCarriers(runners, g.set, i) == 0 {
+			return g, true
 		}
 	}
-	return best, best != ""
+	return group{}, false
 }
 
 // onlineCarriers counts the online runners other than runners[skip] that
