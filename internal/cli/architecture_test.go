@@ -20,7 +20,7 @@ const module = "github.com/radixark/miles-ci/"
 // deciding are the packages that decide: they take values and return
 // values. None may reach, even through another package, a package that
 // renders, writes GitHub Actions output, runs processes or wires commands.
-var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite", "shard", "timings", "hostcheck", "rename", "quarantine", "triage"}
+var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite", "shard", "timings", "hostcheck", "rename", "quarantine", "triage", "drain"}
 
 // output are the packages that render, print or run: a deciding package
 // never depends on one.
@@ -36,7 +36,7 @@ var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", 
 // process's next image through a pipe (seal) and the tests' own helpers. Every
 // package of internal/ is in exactly one of the three lists, so a new one
 // is placed on purpose.
-var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "history", "jobstart", "pyfmt", "report", "seal", "suggest", "testutil", "treegen"}
+var support = []string{"argparse", "buildinfo", "docs", "filerun", "flagkind", "fsutil", "ghapi", "history", "jobstart", "pyfmt", "report", "seal", "suggest", "testutil", "treegen"}
 
 // goPackage is what the architecture tests read of one package: its
 // imports within the module (tests excluded) and its exported top-level

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,4 +45,38 @@ func TestDocs_HistoryWorkflowStepsAreActionlintClean(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	assert.NoError(t, err, "actionlint finds:\n%s", out)
 	assert.Empty(t, string(out))
+}
+
+// The hosts topic's whole workflows (the drain after the nightly) pass
+// actionlint, each as a workflow file of a repository whose local action
+// installs miles-ci, as the sample's does.
+func TestDocs_HostsWorkflowsAreActionlintClean(t *testing.T) {
+	bin := testutil.Actionlint(t)
+	tp, ok := docs.Lookup("hosts")
+	require.True(t, ok)
+	repo := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o755))
+	action, err := os.ReadFile("../../testdata/sample/.github/actions/setup-miles-ci/action.yml")
+	require.NoError(t, err)
+	testutil.WriteFile(t, repo, ".github/actions/setup-miles-ci/action.yml", string(action))
+	var files []string
+	bs, _ := blocks(tp.Text)
+	for _, b := range bs {
+		if b.lang != "yaml" || !slices.Contains(b.lines, "jobs:") {
+			continue
+		}
+		files = append(files, testutil.WriteFile(t, repo, ".github/workflows/hosts-"+strconv.Itoa(b.line)+".yml", strings.Join(b.lines, "\n")+"\n"))
+	}
+	require.NotEmpty(t, files, "the drain's workflow")
+	cmd := exec.Command(bin, append([]string{"-no-color"}, files...)...)
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "actionlint finds:\n%s", out)
+	assert.Empty(t, string(out))
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.Contains(t, string(text), "if: vars.MILES_CI_DRAIN == 'apply'", "--apply waits for the repository variable")
+		assert.Contains(t, string(text), "--apply --drain-log", "an applied drain keeps its log")
+	}
 }

@@ -564,10 +564,16 @@ func TestHistoryFilters_ZeroLastOrDaysIsAUsageError(t *testing.T) {
 			return
 		}
 		takers = append(takers, strings.Join(path, " "))
-		for _, flag := range []string{"--last", "--days"} {
+		from, flags := []string{"--from", dir}, []string{"--last", "--days"}
+		if strings.Join(path, " ") == "report hosts" {
+			// Its --days is the window of its drain: it reads the reports
+			// it is given, and counts no runs.
+			from, flags = []string{dir, "--drain"}, []string{"--days"}
+		}
+		for _, flag := range flags {
 			require.NotNil(t, c.Flags().Lookup(flag[2:]), "%v takes --last and --days together", path)
 			for _, spelling := range [][]string{{flag, "0"}, {flag + "=0"}, {flag, "-0"}} {
-				args := append(append(slices.Clone(path), "--from", dir), spelling...)
+				args := append(append(slices.Clone(path), from...), spelling...)
 				code, out, errOut := askAt(t, args...)
 				assert.Equal(t, exitUsage, code, "%v: %s", args, errOut)
 				assert.Empty(t, out, "%v", args)
@@ -575,7 +581,7 @@ func TestHistoryFilters_ZeroLastOrDaysIsAUsageError(t *testing.T) {
 				assert.Contains(t, first, `"`+flag+`"`, "%v: the error names the flag", args)
 				assert.Contains(t, first, "not a whole number >= 1", "%v", args)
 			}
-			args := append(append(slices.Clone(path), "--from", dir), flag, "1")
+			args := append(append(slices.Clone(path), from...), flag, "1")
 			if strings.Join(path, " ") == "report triage" {
 				args = append(args, "../../testdata/docs/attempt-1-shard-0.json") // the run it triages
 			}
@@ -584,7 +590,7 @@ func TestHistoryFilters_ZeroLastOrDaysIsAUsageError(t *testing.T) {
 		}
 	}
 	walk(root, nil)
-	want := []string{"timings apply", "report triage"}
+	want := []string{"timings apply", "report hosts", "report triage"}
 	for _, q := range historyQuestionNames() {
 		want = append(want, "history "+q)
 	}
