@@ -49,6 +49,7 @@ func renamedSample(t *testing.T, from, to string, left ...string) string {
 // offered the new name, as an error (its test never runs), and not the
 // suite one letter away on other runners (stage-c-8-gpu-h200).
 func TestMeant_ARegistrationLeftOnARenamedSuite(t *testing.T) {
+	about(t, RuleOrphan)
 	root := renamedSample(t, "stage-c-8-gpu-h100", "stage-c-8-gpu-h100x", "tests/e2e/megatron/test_megatron_pp4.py")
 	assert.Equal(t, []string{
 		"tests/e2e/megatron/test_megatron_pp4.py:11:1: error: suite 'stage-c-8-gpu-h100' is not in the roster (.miles-ci.yaml) and no job runs it, so this registration never runs: did you mean stage-c-8-gpu-h100x? [orphan-registration]",

@@ -11,6 +11,7 @@ import (
 // Two versions pinned in one repository: each pin of the one fewer pins
 // give is reported, naming the other; a tie goes to the action's.
 func TestInstallVersion_OneVersionPerRepository(t *testing.T) {
+	about(t, RuleInstallVersion, RuleNoInstall)
 	inline := func(version string) string {
 		return checkout + "      - env: {MILES_CI_VERSION: " + version + "}\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@$MILES_CI_VERSION\n      - run: miles-ci lint\n"
 	}

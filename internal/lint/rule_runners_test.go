@@ -37,6 +37,9 @@ func without(f *Fleet, prefix string) *Fleet {
 	return &out
 }
 
+// fleetRules are the rules --runners adds, those rule_runners.go registers.
+var fleetRules = []string{RuleRunners, RuleRunnersOffline, RuleRunnerWaves}
+
 func lintFleet(t *testing.T, root string, fleet *Fleet) *Result {
 	t.Helper()
 	return lintWith(t, root, Options{Fleet: fleet})
@@ -124,6 +127,7 @@ func TestRunner_LabelsMatchIgnoringASCIICaseOnly(t *testing.T) {
 // A roster runs_on that only looks like a hosted image is looked for: no
 // runner carries ubuntu-gpu-h100, so the stage would never run.
 func TestFleet_ASelfHostedLabelLikeAnImageIsLookedFor(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
 		[]byte("extends: default\nsuites:\n  cuda:\n    - name: stage-b-2-gpu-h200\n      runs_on: [ubuntu-gpu-h200]\n      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]\n"), 0o644))
@@ -142,20 +146,22 @@ func TestFleet_ASelfHostedLabelLikeAnImageIsLookedFor(t *testing.T) {
 // carrying every label set adds no finding (ubuntu-latest, GitHub's own,
 // is not looked for, and H100/8GPU match h100/8gpu as GitHub compares).
 func TestFleet_MilesWithEveryLabelSetAddsNoFinding(t *testing.T) {
+	wholeOutput(t, "lint with and without the fleet compared")
 	res := lintFleet(t, milesFixture, readFleet(t, fleetFile))
-	assert.Equal(t, []string{blackwellOrphan}, findingLines(res))
+	assert.Equal(t, findingLines(lintTree(t, milesFixture)), findingLines(res))
+	assert.Empty(t, findingsOf(res, fleetRules...))
 }
 
 // Without the h100 runners, the stage's jobs would queue forever: an
 // error at its roster entry's runs_on and at the job's runs_on.
 func TestFleet_MilesWithoutTheH100RunnersIsAnError(t *testing.T) {
+	about(t, fleetRules...)
 	res := lintFleet(t, milesFixture, without(readFleet(t, fleetFile), "miles-h100-"))
 	assert.Equal(t, []string{
 		".github/workflows/pr-test.yml:131:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h100'), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
 		"miles-ci config --default:69:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h100), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
-		blackwellOrphan,
 	}, findingLines(res))
 	assert.Equal(t, 2, res.Errors)
 }
@@ -163,6 +169,7 @@ func TestFleet_MilesWithoutTheH100RunnersIsAnError(t *testing.T) {
 // One online runner for the 3-shard stage: the shards run one after
 // another, in 3 waves.
 func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
+	about(t, fleetRules...)
 	f := without(readFleet(t, fleetFile), "miles-h200-4gpu-1")
 	f = without(f, "miles-h200-4gpu-2")
 	res := lintFleet(t, milesFixture, f)
@@ -183,6 +190,7 @@ func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
 // not a number, so the shard count stands. (A literal one is a
 // weekly-serial error of its own.)
 func TestFleet_ALiteralMaxParallelIsWhatRunsAtOnce(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	p := filepath.Join(root, ".github/workflows/pr-test.yml")
 	data, err := os.ReadFile(p)
@@ -212,6 +220,7 @@ func TestFleet_ALiteralMaxParallelIsWhatRunsAtOnce(t *testing.T) {
 // are online and count: a single listing cannot tell a runner busy
 // forever from one at work.
 func TestFleet_OnlyOfflineRunnersCarryASet(t *testing.T) {
+	about(t, fleetRules...)
 	f := readFleet(t, fleetFile)
 	for i, r := range f.Runners {
 		if strings.HasPrefix(r.Name, "miles-h200-8gpu-") {
@@ -223,13 +232,13 @@ func TestFleet_OnlyOfflineRunnersCarryASet(t *testing.T) {
 	assert.Equal(t, []string{
 		".github/workflows/pr-test.yml:158:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h200'): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
 		"miles-ci config --default:73:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h200): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
-		blackwellOrphan,
 	}, findingLines(res))
 }
 
 // A roster in the repository's own file is pointed at there; a fleet of
 // no runner says so.
 func TestFleet_ARosterFileIsPointedAt(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
 		[]byte("extends: default\nsuites:\n  cuda:\n    - name: stage-b-2-gpu-h200\n      runs_on: [h200, 2gpu]\n      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]\n"), 0o644))
