@@ -67,6 +67,10 @@ func anchorPlace(t *testing.T, text, from, at string) string {
 	return fmt.Sprintf("%d:%d", strings.Count(text[:off], "\n")+1, utf8.RuneCountInString(text[start:off])+1)
 }
 
+// placeLine is PATH:LINE of the place PATH:LINE:COL, as a message names
+// another place.
+func placeLine(place string) string { return place[:strings.LastIndexByte(place, ':')] }
+
 // rosterAt is where the built-in roster's entry of a suite stands, as
 // findings name it.
 func rosterAt(t *testing.T, suite string) string {

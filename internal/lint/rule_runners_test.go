@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
 )
 
 // fleetFile is a hand-written listing in the shape `gh api --paginate
@@ -39,6 +41,20 @@ func without(f *Fleet, prefix string) *Fleet {
 
 // fleetRules are the rules --runners adds, those rule_runners.go registers.
 var fleetRules = []string{RuleRunners, RuleRunnersOffline, RuleRunnerWaves}
+
+// milesRunsOn is where the runs_on of a stage job of the Miles copy's
+// pr-test.yml stands, and rosterRunsOn where the built-in roster's runs_on
+// of a suite does, as findings name them: found by anchor text.
+func milesRunsOn(t *testing.T, job string) string {
+	t.Helper()
+	text := readText(t, filepath.Join(milesFixture, ".github", "workflows", "pr-test.yml"))
+	return ".github/workflows/pr-test.yml:" + anchorPlace(t, text, "\n  "+job+":\n", "runs_on")
+}
+
+func rosterRunsOn(t *testing.T, suite string) string {
+	t.Helper()
+	return config.BuiltInPath + ":" + anchorPlace(t, string(config.DefaultYAML()), "name: "+suite+"\n", "runs_on")
+}
 
 func lintFleet(t *testing.T, root string, fleet *Fleet) *Result {
 	t.Helper()
@@ -158,9 +174,9 @@ func TestFleet_MilesWithoutTheH100RunnersIsAnError(t *testing.T) {
 	about(t, fleetRules...)
 	res := lintFleet(t, milesFixture, without(readFleet(t, fleetFile), "miles-h100-"))
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:131:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h100'), " +
+		milesRunsOn(t, "stage-c-8-gpu-h100") + ": error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h100'), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
-		"miles-ci config --default:69:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h100), " +
+		rosterRunsOn(t, "stage-c-8-gpu-h100") + ": error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h100), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
 	}, findingLines(res))
 	assert.Equal(t, 2, res.Errors)
@@ -180,8 +196,8 @@ func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:185:7: warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the runs_on of job 'stage-c-4-gpu-h200'), so its 3 shards run in 3 waves, one after another [runner-waves]",
-		"miles-ci config --default:77:7: warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the roster's runs_on for stage-c-4-gpu-h200), so its 3 shards run in 3 waves, one after another [runner-waves]",
+		milesRunsOn(t, "stage-c-4-gpu-h200") + ": warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the runs_on of job 'stage-c-4-gpu-h200'), so its 3 shards run in 3 waves, one after another [runner-waves]",
+		rosterRunsOn(t, "stage-c-4-gpu-h200") + ": warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the roster's runs_on for stage-c-4-gpu-h200), so its 3 shards run in 3 waves, one after another [runner-waves]",
 	}, waves)
 	assert.Equal(t, 0, res.Errors)
 }
@@ -230,8 +246,8 @@ func TestFleet_OnlyOfflineRunnersCarryASet(t *testing.T) {
 	}
 	res := lintFleet(t, milesFixture, f)
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:158:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h200'): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
-		"miles-ci config --default:73:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h200): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
+		milesRunsOn(t, "stage-c-8-gpu-h200") + ": warning: only offline runners carry [\"h200\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h200'): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
+		rosterRunsOn(t, "stage-c-8-gpu-h200") + ": warning: only offline runners carry [\"h200\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h200): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
 	}, findingLines(res))
 }
 
@@ -250,7 +266,7 @@ func TestFleet_ARosterFileIsPointedAt(t *testing.T) {
 		}
 	}
 	assert.Contains(t, at, ".miles-ci.yaml:5", "the file's own suite")
-	assert.Contains(t, at, "miles-ci config --default:69", "a suite taken from the built-in roster")
+	assert.Contains(t, at, placeLine(rosterRunsOn(t, "stage-c-8-gpu-h100")), "a suite taken from the built-in roster")
 	assert.Contains(t, res.Findings[0].Message, "no runner of none.json carries all of")
 	assert.Contains(t, res.Findings[0].Message, "; the listing holds no runner")
 }
