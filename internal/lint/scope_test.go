@@ -25,11 +25,16 @@ import (
 // findings by accident. Its subtests inherit what it said.
 //
 // The tests that take the whole output on purpose are few, and each says
-// why: TestRules_TheSmallWorkflowHasNoError, TestMiles_TheWorkflowsAsTheyAreHaveNoError
-// (no error of any rule, each on its repository),
-// TestMiles_TheMigratedCommandLinesReadTheSame (two runs compared),
-// TestRegistry_TheOrderOfTheHooksNeverShows (two runs compared), and
-// TestExternal_OnAMilesCheckout (a Miles checkout has no error).
+// why: three assert that no rule finds an error in a repository
+// (TestRules_TheSmallWorkflowHasNoError, TestMiles_TheWorkflowsAsTheyAreHaveNoError,
+// and on a Miles checkout TestExternal_OnAMilesCheckout); the others
+// compare two runs, so a new rule changes neither side's expectation
+// unless it tells them apart (TestMiles_TheMigratedCommandLinesReadTheSame,
+// TestRegistry_TheOrderOfTheHooksNeverShows,
+// TestExternal_TheRepositorysOwnFindingsAreUnchanged,
+// TestFleet_MilesWithEveryLabelSetAddsNoFinding, and the three
+// TestMigrateTopic_ tests of the recipes, which compare Miles before and
+// after them).
 var scopes sync.Map // test name → testScope
 
 // testScope is what a test said it is about: rules, or the whole output
@@ -85,8 +90,9 @@ func scopeOf(t *testing.T) (testScope, bool) {
 
 // scoped is res as t sees it: the findings of the rules t is about, and
 // the totals less the findings of the others (a line that counts findings
-// not listed takes its count off, at its severity). It fails t when t
-// said nothing of what it is about.
+// not listed takes its count off, at its severity: exact unless a rule
+// left out mixes errors and warnings past the cap in one file). It fails
+// t when t said nothing of what it is about.
 func scoped(t *testing.T, res *Result) *Result {
 	t.Helper()
 	s, ok := scopeOf(t)
