@@ -41,7 +41,11 @@ schedules:
   "0 1 * * *": nightly
 `
 
-// The workflow all small cases edit: every rule passes on it.
+// The workflow all small cases edit: no rule finds an error in it
+// (TestRules_TheSmallWorkflowHasNoError). Its copies under testdata/rules
+// make one slip each; a test asserts what its own rules find there
+// (scope_test.go), so a rule that fires on this workflow changes no other
+// rule's expectations.
 const smallWorkflow = `on:
   schedule:
     - cron: '0 1 * * *'
@@ -117,7 +121,8 @@ func lintSmallResult(t *testing.T, workflows map[string]string, tests map[string
 }
 
 // lintRepoResult is lintSmallResult of a repository whose configuration
-// is cfgText, linted with opts.
+// is cfgText, linted with opts: the findings of the rules the test is
+// about (scope_test.go).
 func lintRepoResult(t *testing.T, cfgText string, workflows map[string]string, tests map[string]string, opts Options) *Result {
 	t.Helper()
 	root := t.TempDir()
@@ -146,7 +151,7 @@ func lintRepoResult(t *testing.T, cfgText string, workflows map[string]string, t
 		require.NotContains(t, l, root, "a finding names the configuration by its path from the root")
 	}
 	requireRegistered(t, res)
-	return res
+	return scoped(t, res)
 }
 
 // prYML is how a finding in a fixture linted as pr-test.yml begins.
@@ -176,7 +181,8 @@ func lintFixture(t *testing.T, name string, tests map[string]string) []string {
 	return lintSmall(t, workflows, tests)
 }
 
-// fixtureCase is a fixture and every finding lint reports on it.
+// fixtureCase is a fixture and every finding lint reports on it of the
+// rules its test is about (about(t, …), scope_test.go).
 type fixtureCase struct {
 	what    string   // the slip the fixture makes
 	fixture string   // testdata/rules/FIXTURE(.yml), as lintFixture reads it
@@ -189,6 +195,7 @@ func testFixtures(t *testing.T, cases []fixtureCase) {
 	for _, tc := range cases {
 		t.Run(tc.what, func(t *testing.T) {
 			want := tc.want
+			requireAbout(t, want)
 			if want == nil {
 				want = []string{}
 			}
@@ -201,6 +208,7 @@ func testFixtures(t *testing.T, cases []fixtureCase) {
 // times: the first 20 of each rule are listed, then one line counts the
 // rest, and the totals count them all.
 func TestRules_ARuleRepeatedInAFileIsListedUpToACap(t *testing.T) {
+	about(t, RuleDuplicateJob, RuleJobName)
 	wf := strings.Replace(smallWorkflow, "  unit:\n    needs", "  unit: &unit\n    needs", 1)
 	for i := range 100 {
 		wf += fmt.Sprintf("  unit%d: *unit\n", i)
@@ -234,14 +242,22 @@ func edit(old, new string) func(string) string {
 	}
 }
 
-func TestRules_TheSmallWorkflowPasses(t *testing.T) {
-	assert.Empty(t, lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow}, nil))
+// The small workflow is a valid repository's, which the fixtures make one
+// slip in: no rule finds an error in it. (What a warning rule finds on it
+// is its own test's: a fixture that copies it leaves its findings to the
+// rule's own test.)
+func TestRules_TheSmallWorkflowHasNoError(t *testing.T) {
+	wholeOutput(t, "no rule finds an error in the small workflow")
+	res := lintSmallResult(t, map[string]string{"pr-test.yml": smallWorkflow}, nil)
+	assert.Equal(t, 0, res.Errors, "%q", findingLines(res))
+	assert.Empty(t, errorLines(res))
 }
 
 // A step that a YAML alias shares between two jobs is read once: each of
 // its findings comes once, at the step, and the jobs' own findings once
 // per job.
 func TestRules_AStepSharedThroughAnAliasIsReportedOnce(t *testing.T) {
+	about(t, RulePolicyInputs, RuleDuplicateJob, RuleJobName)
 	testFixtures(t, []fixtureCase{
 		{"a step shared through a YAML alias is reported once", "aliased-step", []string{
 			prYML + "17:59: error: --labels does not take the policy job's raw_labels: write --labels ${{ needs.policy.outputs.raw_labels }} [policy-inputs]",
@@ -254,6 +270,9 @@ func TestRules_AStepSharedThroughAnAliasIsReportedOnce(t *testing.T) {
 // The /rerun-test workflow runs one file, not a stage; the other entry
 // points and commands that merely mention the runner are not stage jobs.
 func TestRules_OnlyRunnerInvocationsAreStageJobs(t *testing.T) {
+	// The rules that would report them, were they stage jobs: the
+	// /rerun-test job has no --suite and lands where an expression says.
+	about(t, RuleUnknownSuite, RuleRunsOn, RuleDuplicateJob, RuleJobName, RuleHW, RuleNoInstall)
 	extra := `on: workflow_dispatch
 jobs:
   run-file:
@@ -279,6 +298,7 @@ jobs:
 // YAML escapes, so that none is found as written, are read as fast; the
 // finding is then placed where its word is, or at the command.
 func TestRules_ALongRunScript(t *testing.T) {
+	about(t, RuleExternalJob, RuleMissingJob, RuleJobName)
 	var words strings.Builder
 	for i := range 400000 {
 		fmt.Fprintf(&words, "w%d ", i)

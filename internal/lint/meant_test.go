@@ -49,16 +49,19 @@ func renamedSample(t *testing.T, from, to string, left ...string) string {
 // offered the new name, as an error (its test never runs), and not the
 // suite one letter away on other runners (stage-c-8-gpu-h200).
 func TestMeant_ARegistrationLeftOnARenamedSuite(t *testing.T) {
-	root := renamedSample(t, "stage-c-8-gpu-h100", "stage-c-8-gpu-h100x", "tests/e2e/megatron/test_megatron_pp4.py")
+	about(t, RuleOrphan)
+	const left = "tests/e2e/megatron/test_megatron_pp4.py"
+	at := left + ":" + anchorPlace(t, readText(t, filepath.Join(sampleRoot, left)), "", "register_cuda_ci(")
+	root := renamedSample(t, "stage-c-8-gpu-h100", "stage-c-8-gpu-h100x", left)
 	assert.Equal(t, []string{
-		"tests/e2e/megatron/test_megatron_pp4.py:11:1: error: suite 'stage-c-8-gpu-h100' is not in the roster (.miles-ci.yaml) and no job runs it, so this registration never runs: did you mean stage-c-8-gpu-h100x? [orphan-registration]",
+		at + ": error: suite 'stage-c-8-gpu-h100' is not in the roster (.miles-ci.yaml) and no job runs it, so this registration never runs: did you mean stage-c-8-gpu-h100x? [orphan-registration]",
 	}, findingLines(lintTree(t, root)))
 
 	// A rename that shares less of the old name is found by the runners:
 	// the one 8-GPU H100 suite.
-	root = renamedSample(t, "stage-c-8-gpu-h100", "megatron-h100-large", "tests/e2e/megatron/test_megatron_pp4.py")
+	root = renamedSample(t, "stage-c-8-gpu-h100", "megatron-h100-large", left)
 	assert.Equal(t, []string{
-		"tests/e2e/megatron/test_megatron_pp4.py:11:1: error: suite 'stage-c-8-gpu-h100' is not in the roster (.miles-ci.yaml) and no job runs it, so this registration never runs: did you mean megatron-h100-large? [orphan-registration]",
+		at + ": error: suite 'stage-c-8-gpu-h100' is not in the roster (.miles-ci.yaml) and no job runs it, so this registration never runs: did you mean megatron-h100-large? [orphan-registration]",
 	}, findingLines(lintTree(t, root)))
 }
 

@@ -721,6 +721,7 @@ func migrateTopic(t *testing.T) string {
 // and sleeps, are most of this package's time.
 func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
 	t.Parallel()
+	wholeOutput(t, "a recipe adds no finding of any rule: the findings before and after compared")
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
 	python := ""
@@ -761,6 +762,7 @@ func TestMigrateTopic_TheRecipesOnMilesAddNoFinding(t *testing.T) {
 // turns Miles' CPU stage red, and the harness names the test.
 func TestMigrateTopic_AStepWithoutItsTestEditsTurnsMilesTestsRed(t *testing.T) {
 	t.Parallel()
+	wholeOutput(t, "the recipes' findings before and after compared")
 	testutil.SkipShort(t, "a run of Miles' tests/ci/test (about 20 s)")
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
@@ -777,6 +779,7 @@ func TestMigrateTopic_AStepWithoutItsTestEditsTurnsMilesTestsRed(t *testing.T) {
 
 // Each mistake the topic once made, put back, is caught.
 func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
+	wholeOutput(t, "the recipes' findings before and after compared")
 	ref := testutil.MilesRef(t)
 	actionlint := testutil.Actionlint(t)
 	base := milesBaseline(t, ref, actionlint)

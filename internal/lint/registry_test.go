@@ -74,6 +74,7 @@ func TestRegistry_ARuleFileIsNamedAfterItsRule(t *testing.T) {
 // docs' migrated repository (with the external nightly and a fleet short
 // of H100 runners), and every rule fixture.
 func TestRegistry_TheOrderOfTheHooksNeverShows(t *testing.T) {
+	wholeOutput(t, "the findings of every rule, run in two orders, compared")
 	fixtures, err := filepath.Glob("testdata/rules/*/*")
 	require.NoError(t, err)
 	fixtures = append(fixtures, "testdata/rules/aliased-step.yml")

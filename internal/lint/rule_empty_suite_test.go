@@ -10,6 +10,7 @@ import (
 // none is of its backend. A warning at the job, which passes once a test
 // lands in it.
 func TestEmptySuite_AJobThatRunsNoTest(t *testing.T) {
+	about(t, RuleEmptySuite)
 	tests := map[string]string{
 		"tests/test_unit.py": "register_cpu_ci(1, 'unit')\n",
 		"tests/test_ext.py":  "register_rocm_ci(1, 'ext', labels=['core'])\n",

@@ -6,6 +6,9 @@ import "testing"
 // testdata/rules/external-job/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestExternalJob_NoJobHereRunsAnExternalSuite(t *testing.T) {
+	// hw too: an external suite is reported as such and checked no further
+	// (its --hw is not compared with the roster's).
+	about(t, RuleExternalJob, RuleMissingJob, RuleJobName, RuleHW)
 	testFixtures(t, []fixtureCase{
 		{"external-job", "external-job/runs-an-external-suite", []string{
 			prYML + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",

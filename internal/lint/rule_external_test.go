@@ -47,6 +47,10 @@ func external(t *testing.T, files ...[2]string) []*External {
 	return out
 }
 
+// externalRules are the rules --external adds, those rule_external.go
+// registers.
+var externalRules = []string{RuleExternalMissing, RuleExternalUnknown, RuleExternalOwned, RuleExternalHW, RuleExternalEmpty, RuleExternalEntry}
+
 // lintExternal lints root with its configuration (the built-in one when
 // it has none) and the external workflows.
 func lintExternal(t *testing.T, root string, ext []*External) *Result {
@@ -63,6 +67,10 @@ func anchorPlace(t *testing.T, text, from, at string) string {
 	return fmt.Sprintf("%d:%d", strings.Count(text[:off], "\n")+1, utf8.RuneCountInString(text[start:off])+1)
 }
 
+// placeLine is PATH:LINE of the place PATH:LINE:COL, as a message names
+// another place.
+func placeLine(place string) string { return place[:strings.LastIndexByte(place, ':')] }
+
 // rosterAt is where the built-in roster's entry of a suite stands, as
 // findings name it.
 func rosterAt(t *testing.T, suite string) string {
@@ -77,6 +85,7 @@ func rosterAt(t *testing.T, suite string) string {
 // their roster entries, naming the job to add them to; the wrong ones at
 // their matrix entries.
 func TestExternal_TheNightlyAsPublishedHasSixFindings(t *testing.T) {
+	about(t, externalRules...)
 	text := readText(t, nightlyFile)
 	const name = "nightly-mi350.yml"
 	res := lintExternal(t, sampleRoot, external(t, [2]string{name, text}))
@@ -107,6 +116,7 @@ func TestExternal_TheNightlyAsPublishedHasSixFindings(t *testing.T) {
 // Each way an external workflow can miss, on the sample with the roster's
 // built-in external suites, each finding where it is fixed.
 func TestExternal_EachCaseOnItsPlace(t *testing.T) {
+	about(t, externalRules...)
 	fixed := readText(t, nightlyFixedFile)
 	const name = "nightly.yml"
 	hwCuda := strings.Replace(fixed, "--hw rocm", "--hw cuda", 1)
@@ -200,6 +210,7 @@ jobs:
 // Several files are one fleet: a suite may be run by any of them, and a
 // missing one names them all.
 func TestExternal_SeveralFilesAreOneFleet(t *testing.T) {
+	about(t, externalRules...)
 	fixed := readText(t, nightlyFixedFile)
 	eight := "          - suite: nightly-stage-c-8-gpu-mi350\n            runner: linux-mi35x-gpu-8\n"
 	require.Contains(t, fixed, eight)
@@ -219,6 +230,7 @@ func TestExternal_SeveralFilesAreOneFleet(t *testing.T) {
 // moved elsewhere) is a warning on its jobs:, and each external suite is
 // missing.
 func TestExternal_AFileThatRunsNoSuite(t *testing.T) {
+	about(t, externalRules...)
 	const text = "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo python3 tests/ci/run_suite.py --suite nightly-stage-c-8-gpu-mi350\n"
 	got := findingLines(lintExternal(t, sampleRoot, external(t, [2]string{"other.yml", text})))
 	require.Len(t, got, 4, "%q", got)
@@ -229,6 +241,7 @@ func TestExternal_AFileThatRunsNoSuite(t *testing.T) {
 // A file lint cannot read as a workflow is an error naming the file and
 // the line, on one line: nothing of it could be checked.
 func TestReadExternal_RefusesWhatIsNotAWorkflow(t *testing.T) {
+	about(t, append([]string{RuleYAML}, externalRules...)...)
 	for _, tc := range []struct{ name, text, want string }{
 		{"invalid YAML", "on: push\njobs:\n  a: [\n", "n.yml:3: the workflow is not valid YAML: did not find expected node content"},
 		{"empty", "", "n.yml:1: the workflow is empty; GitHub Actions refuses the workflow"},
@@ -253,6 +266,7 @@ func TestReadExternal_RefusesWhatIsNotAWorkflow(t *testing.T) {
 // --external less the external rules' (the nightly's six, and its call of
 // the runner the trimmed copy does not hold).
 func TestExternal_TheRepositorysOwnFindingsAreUnchanged(t *testing.T) {
+	wholeOutput(t, "lint with and without --external compared")
 	plain := findingLines(lintTree(t, milesFixture))
 	with := lintExternal(t, milesFixture, external(t, [2]string{"n.yml", readText(t, nightlyFile)}))
 	var own []string
@@ -271,6 +285,7 @@ func TestExternal_TheRepositorysOwnFindingsAreUnchanged(t *testing.T) {
 // On a Miles checkout: plain lint finds no error, --external with the
 // nightly as published finds its six, and with the roster's names none.
 func TestExternal_OnAMilesCheckout(t *testing.T) {
+	wholeOutput(t, "no rule finds an error in a Miles checkout; lint with and without --external compared")
 	root := testutil.MilesCheckout(t)
 	plain := lintExternal(t, root, nil)
 	assert.Equal(t, 0, plain.Errors, "%q", findingLines(plain))
@@ -333,6 +348,7 @@ func FuzzLintExternal(f *testing.F) {
 // word naming it once the repository no longer has the script; while it
 // has it (the compatibility entry point), nothing changes.
 func TestExternal_EntryPointsTheRepositoryNoLongerHas(t *testing.T) {
+	about(t, externalRules...)
 	const text = `on: workflow_dispatch
 jobs:
   nightly:

@@ -6,6 +6,7 @@ import "testing"
 // testdata/rules/hw/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestHW_TheSuitesBackend(t *testing.T) {
+	about(t, RuleHW)
 	testFixtures(t, []fixtureCase{
 		// A wrapper that runs the runner (here a time limit) leaves it a
 		// stage job: before wrappers were read, its wrong --hw passed.

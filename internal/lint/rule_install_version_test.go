@@ -11,6 +11,7 @@ import (
 // Two versions pinned in one repository: each pin of the one fewer pins
 // give is reported, naming the other; a tie goes to the action's.
 func TestInstallVersion_OneVersionPerRepository(t *testing.T) {
+	about(t, RuleInstallVersion, RuleNoInstall)
 	inline := func(version string) string {
 		return checkout + "      - env: {MILES_CI_VERSION: " + version + "}\n        run: go install github.com/radixark/miles-ci/cmd/miles-ci@$MILES_CI_VERSION\n      - run: miles-ci lint\n"
 	}
@@ -20,9 +21,12 @@ func TestInstallVersion_OneVersionPerRepository(t *testing.T) {
 	assert.Empty(t, lintJob(t, inline("v0.5.0"), nil), "the action's version")
 	assert.Empty(t, lintJob(t, inline("'${{ vars.MILES_CI_VERSION }}'"), map[string]string{setupActionFile: action}), "an expression pins nothing")
 
+	// Where the action pins its version, found by anchor text.
+	pin := setupActionFile + ":" + anchorPlace(t, action, "", "v0.6.0")
+
 	// One action pin against one workflow pin: the action's wins.
 	assert.Equal(t, []string{
-		".github/workflows/ci.yml:7:33: error: MILES_CI_VERSION is 'v0.5.0' here but 'v0.6.0' at .github/actions/setup-miles-ci/action.yml:9 (1 of the 2 pins), " +
+		".github/workflows/ci.yml:7:33: error: MILES_CI_VERSION is 'v0.5.0' here but 'v0.6.0' at " + placeLine(pin) + " (1 of the 2 pins), " +
 			"so jobs install two versions of miles-ci: write v0.6.0, or install with the one step `uses: ./.github/actions/setup-miles-ci` [install-version]",
 	}, lintJob(t, inline("v0.5.0"), map[string]string{setupActionFile: action}))
 
@@ -31,7 +35,7 @@ func TestInstallVersion_OneVersionPerRepository(t *testing.T) {
 	got := lintSmall(t, map[string]string{"pr-test.yml": smallWorkflow, "ci.yml": "on: push\njobs:\n  lint:\n    runs-on: ubuntu-latest\n    steps:\n" + inline("v0.5.0"), "other.yml": wf},
 		withFiles(map[string]string{setupActionFile: action}))
 	assert.Equal(t, []string{
-		".github/actions/setup-miles-ci/action.yml:9:27: error: MILES_CI_VERSION is 'v0.6.0' here but 'v0.5.0' at .github/workflows/ci.yml:7 (2 of the 3 pins), " +
+		pin + ": error: MILES_CI_VERSION is 'v0.6.0' here but 'v0.5.0' at .github/workflows/ci.yml:7 (2 of the 3 pins), " +
 			"so jobs install two versions of miles-ci: write v0.5.0, or install with the one step `uses: ./.github/actions/setup-miles-ci` [install-version]",
 	}, got)
 }

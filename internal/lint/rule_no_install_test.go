@@ -43,6 +43,7 @@ const (
 // The three install steps lint recognises, and a job with none: the
 // finding stands at the first miles-ci word, one per job.
 func TestNoInstall_WhatCountsAsAnInstallStep(t *testing.T) {
+	about(t, RuleNoInstall, RuleInstallVersion)
 	const ci = ".github/workflows/ci.yml:"
 	cases := []struct {
 		name, steps string
@@ -104,6 +105,7 @@ func TestNoInstall_WhatCountsAsAnInstallStep(t *testing.T) {
 // needs the install as a job that calls miles-ci does. The runner of
 // before the migration (with its CI_SUITES) needs none.
 func TestNoInstall_TheCompatibilityEntryPointRunsMilesCI(t *testing.T) {
+	about(t, RuleNoInstall)
 	const (
 		ci     = ".github/workflows/ci.yml:"
 		call   = "      - run: python3 tests/ci/run_suite.py --hw cpu --suite stage-a-cpu\n"
@@ -131,6 +133,7 @@ func TestNoInstall_TheCompatibilityEntryPointRunsMilesCI(t *testing.T) {
 // in the called job, before its step that runs the command; the finding
 // stands at the caller's miles-ci, where the call says it runs one.
 func TestNoInstall_AReusableWorkflowInstallsBeforeItRunsTheCommand(t *testing.T) {
+	about(t, RuleNoInstall)
 	called := func(steps string) string {
 		return "on: {workflow_call: {inputs: {execute_command: {type: string}}}}\njobs:\n  run:\n    runs-on: ubuntu-latest\n    steps:\n" + steps
 	}
@@ -159,6 +162,7 @@ func TestNoInstall_AReusableWorkflowInstallsBeforeItRunsTheCommand(t *testing.T)
 // The sample repository installs miles-ci in every job that runs it, with
 // its one action; taking the step out of one job is an error there.
 func TestNoInstall_TheSampleWithoutOneInstallStep(t *testing.T) {
+	about(t, RuleNoInstall)
 	root := copyTree(t, sampleRoot)
 	p := filepath.Join(root, ".github/workflows/pr-test-rocm.yml")
 	data, err := os.ReadFile(p)

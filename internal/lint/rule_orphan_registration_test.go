@@ -11,6 +11,7 @@ import (
 // register call, and the suite whose only test is disabled is an
 // empty-suite warning at its job.
 func TestOrphanRegistration_RegistrationsNoJobRuns(t *testing.T) {
+	about(t, RuleOrphan, RuleEmptySuite)
 	tests := map[string]string{
 		"tests/test_unit.py":  "register_cpu_ci(1, 'unit')\n",
 		"tests/test_gpu.py":   "register_cuda_ci(1, 'gpu', labels=['core'], disabled='flaky')\n",

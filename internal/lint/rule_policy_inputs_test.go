@@ -6,6 +6,9 @@ import "testing"
 // testdata/rules/policy-inputs/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestPolicyInputs_EachSlip(t *testing.T) {
+	// cron and needs too: with no policy job, neither checks the schedules
+	// nor reports the policy job missing from needs as one more finding.
+	about(t, RulePolicyInputs, RuleCron, RuleNeeds)
 	testFixtures(t, []fixtureCase{
 		{"policy-inputs: labels from elsewhere and no need", "policy-inputs/labels-elsewhere-no-need", []string{
 			prYML + "17:59: error: --labels does not take the policy job's raw_labels: write --labels ${{ needs.policy.outputs.raw_labels }} [policy-inputs]",

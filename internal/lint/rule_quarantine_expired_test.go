@@ -17,6 +17,7 @@ import (
 // each entry past its until is a warning at its line of the configuration
 // (the fixture's lines, after smallConfig's), and none before.
 func TestQuarantineExpired_AnEntryPastItsUntilIsAWarningAtItsLine(t *testing.T) {
+	about(t, RuleQuarantineExpired)
 	fixture, err := os.ReadFile(filepath.Join("testdata", "quarantine", "expired.yaml"))
 	require.NoError(t, err)
 	cfg := smallConfig + string(fixture)

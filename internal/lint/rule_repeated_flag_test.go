@@ -6,6 +6,9 @@ import "testing"
 // testdata/rules/repeated-flag/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestRepeatedFlag_TheEarlierOneIsReported(t *testing.T) {
+	// And the rules that would report the earlier flag's value, had they
+	// read it (the rules read the last, as argparse does).
+	about(t, RuleRepeatedFlag, RuleMissingJob, RuleUnknownSuite, RuleExternalJob, RuleJobName, RuleHW, RuleShards, RulePolicyInputs)
 	testFixtures(t, []fixtureCase{
 		// argparse keeps the last of a repeated flag; so do the rules, and
 		// the earlier one is a warning.

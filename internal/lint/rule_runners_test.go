@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/config"
 )
 
 // fleetFile is a hand-written listing in the shape `gh api --paginate
@@ -35,6 +37,23 @@ func without(f *Fleet, prefix string) *Fleet {
 	out := *f
 	out.Runners = slices.DeleteFunc(slices.Clone(f.Runners), func(r Runner) bool { return strings.HasPrefix(r.Name, prefix) })
 	return &out
+}
+
+// fleetRules are the rules --runners adds, those rule_runners.go registers.
+var fleetRules = []string{RuleRunners, RuleRunnersOffline, RuleRunnerWaves}
+
+// milesRunsOn is where the runs_on of a stage job of the Miles copy's
+// pr-test.yml stands, and rosterRunsOn where the built-in roster's runs_on
+// of a suite does, as findings name them: found by anchor text.
+func milesRunsOn(t *testing.T, job string) string {
+	t.Helper()
+	text := readText(t, filepath.Join(milesFixture, ".github", "workflows", "pr-test.yml"))
+	return ".github/workflows/pr-test.yml:" + anchorPlace(t, text, "\n  "+job+":\n", "runs_on")
+}
+
+func rosterRunsOn(t *testing.T, suite string) string {
+	t.Helper()
+	return config.BuiltInPath + ":" + anchorPlace(t, string(config.DefaultYAML()), "name: "+suite+"\n", "runs_on")
 }
 
 func lintFleet(t *testing.T, root string, fleet *Fleet) *Result {
@@ -124,6 +143,7 @@ func TestRunner_LabelsMatchIgnoringASCIICaseOnly(t *testing.T) {
 // A roster runs_on that only looks like a hosted image is looked for: no
 // runner carries ubuntu-gpu-h100, so the stage would never run.
 func TestFleet_ASelfHostedLabelLikeAnImageIsLookedFor(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
 		[]byte("extends: default\nsuites:\n  cuda:\n    - name: stage-b-2-gpu-h200\n      runs_on: [ubuntu-gpu-h200]\n      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]\n"), 0o644))
@@ -142,20 +162,22 @@ func TestFleet_ASelfHostedLabelLikeAnImageIsLookedFor(t *testing.T) {
 // carrying every label set adds no finding (ubuntu-latest, GitHub's own,
 // is not looked for, and H100/8GPU match h100/8gpu as GitHub compares).
 func TestFleet_MilesWithEveryLabelSetAddsNoFinding(t *testing.T) {
+	wholeOutput(t, "lint with and without the fleet compared")
 	res := lintFleet(t, milesFixture, readFleet(t, fleetFile))
-	assert.Equal(t, []string{blackwellOrphan}, findingLines(res))
+	assert.Equal(t, findingLines(lintTree(t, milesFixture)), findingLines(res))
+	assert.Empty(t, findingsOf(res, fleetRules...))
 }
 
 // Without the h100 runners, the stage's jobs would queue forever: an
 // error at its roster entry's runs_on and at the job's runs_on.
 func TestFleet_MilesWithoutTheH100RunnersIsAnError(t *testing.T) {
+	about(t, fleetRules...)
 	res := lintFleet(t, milesFixture, without(readFleet(t, fleetFile), "miles-h100-"))
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:131:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h100'), " +
+		milesRunsOn(t, "stage-c-8-gpu-h100") + ": error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h100'), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
-		"miles-ci config --default:69:7: error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h100), " +
+		rosterRunsOn(t, "stage-c-8-gpu-h100") + ": error: no runner of testdata/runners/fleet.json carries all of [\"h100\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h100), " +
 			"so the jobs of stage-c-8-gpu-h100 would wait for one forever: GitHub starts a job only on a runner with every label; the closest, 'miles-h200-8gpu-0', lacks h100 [runners]",
-		blackwellOrphan,
 	}, findingLines(res))
 	assert.Equal(t, 2, res.Errors)
 }
@@ -163,6 +185,7 @@ func TestFleet_MilesWithoutTheH100RunnersIsAnError(t *testing.T) {
 // One online runner for the 3-shard stage: the shards run one after
 // another, in 3 waves.
 func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
+	about(t, fleetRules...)
 	f := without(readFleet(t, fleetFile), "miles-h200-4gpu-1")
 	f = without(f, "miles-h200-4gpu-2")
 	res := lintFleet(t, milesFixture, f)
@@ -173,8 +196,8 @@ func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:185:7: warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the runs_on of job 'stage-c-4-gpu-h200'), so its 3 shards run in 3 waves, one after another [runner-waves]",
-		"miles-ci config --default:77:7: warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the roster's runs_on for stage-c-4-gpu-h200), so its 3 shards run in 3 waves, one after another [runner-waves]",
+		milesRunsOn(t, "stage-c-4-gpu-h200") + ": warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the runs_on of job 'stage-c-4-gpu-h200'), so its 3 shards run in 3 waves, one after another [runner-waves]",
+		rosterRunsOn(t, "stage-c-4-gpu-h200") + ": warning: 3 shard jobs of stage-c-4-gpu-h200 may run at once but only 1 online runner carries [\"h200\",\"4gpu\"] (the roster's runs_on for stage-c-4-gpu-h200), so its 3 shards run in 3 waves, one after another [runner-waves]",
 	}, waves)
 	assert.Equal(t, 0, res.Errors)
 }
@@ -183,6 +206,7 @@ func TestFleet_MilesWithOneRunnerForThreeShardsWarnsOfWaves(t *testing.T) {
 // not a number, so the shard count stands. (A literal one is a
 // weekly-serial error of its own.)
 func TestFleet_ALiteralMaxParallelIsWhatRunsAtOnce(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	p := filepath.Join(root, ".github/workflows/pr-test.yml")
 	data, err := os.ReadFile(p)
@@ -212,6 +236,7 @@ func TestFleet_ALiteralMaxParallelIsWhatRunsAtOnce(t *testing.T) {
 // are online and count: a single listing cannot tell a runner busy
 // forever from one at work.
 func TestFleet_OnlyOfflineRunnersCarryASet(t *testing.T) {
+	about(t, fleetRules...)
 	f := readFleet(t, fleetFile)
 	for i, r := range f.Runners {
 		if strings.HasPrefix(r.Name, "miles-h200-8gpu-") {
@@ -221,15 +246,15 @@ func TestFleet_OnlyOfflineRunnersCarryASet(t *testing.T) {
 	}
 	res := lintFleet(t, milesFixture, f)
 	assert.Equal(t, []string{
-		".github/workflows/pr-test.yml:158:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h200'): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
-		"miles-ci config --default:73:7: warning: only offline runners carry [\"h200\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h200): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
-		blackwellOrphan,
+		milesRunsOn(t, "stage-c-8-gpu-h200") + ": warning: only offline runners carry [\"h200\",\"8gpu\"] (the runs_on of job 'stage-c-8-gpu-h200'): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
+		rosterRunsOn(t, "stage-c-8-gpu-h200") + ": warning: only offline runners carry [\"h200\",\"8gpu\"] (the roster's runs_on for stage-c-8-gpu-h200): 'miles-h200-8gpu-0', 'miles-h200-8gpu-1', so the jobs of stage-c-8-gpu-h200 wait until one comes back online [runners-offline]",
 	}, findingLines(res))
 }
 
 // A roster in the repository's own file is pointed at there; a fleet of
 // no runner says so.
 func TestFleet_ARosterFileIsPointedAt(t *testing.T) {
+	about(t, fleetRules...)
 	root := copyTree(t, milesFixture)
 	require.NoError(t, os.WriteFile(filepath.Join(root, ".miles-ci.yaml"),
 		[]byte("extends: default\nsuites:\n  cuda:\n    - name: stage-b-2-gpu-h200\n      runs_on: [h200, 2gpu]\n      needs: [resolve-ci-policy, resolve-ci-image, stage-a-cpu]\n"), 0o644))
@@ -241,7 +266,7 @@ func TestFleet_ARosterFileIsPointedAt(t *testing.T) {
 		}
 	}
 	assert.Contains(t, at, ".miles-ci.yaml:5", "the file's own suite")
-	assert.Contains(t, at, "miles-ci config --default:69", "a suite taken from the built-in roster")
+	assert.Contains(t, at, placeLine(rosterRunsOn(t, "stage-c-8-gpu-h100")), "a suite taken from the built-in roster")
 	assert.Contains(t, res.Findings[0].Message, "no runner of none.json carries all of")
 	assert.Contains(t, res.Findings[0].Message, "; the listing holds no runner")
 }

@@ -6,6 +6,7 @@ import "testing"
 // testdata/rules/runs-on/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestRunsOn_TheRostersLabels(t *testing.T) {
+	about(t, RuleRunsOn)
 	testFixtures(t, []fixtureCase{
 		{"runs-on as a list", "runs-on/list", []string{
 			prYML + "25:5: error: runs-on is [\"gpu\"] but the roster has [\"gpu\",\"2x\"] for gpu (.miles-ci.yaml) [runs-on]",
@@ -17,6 +18,7 @@ func TestRunsOn_TheRostersLabels(t *testing.T) {
 // else on the runs-on of the called workflow's single job (each fixture a
 // directory of workflows).
 func TestRunsOn_WhereAJobLands(t *testing.T) {
+	about(t, RuleRunsOn)
 	testFixtures(t, []fixtureCase{
 		{"the single job of a local reusable workflow", "runs-on/reusable", nil},
 		{"a wrong label there is reported on uses:", "runs-on/reusable-wrong-label", []string{

@@ -51,6 +51,7 @@ func migrateToDynamic(t *testing.T, text string) string {
 }
 
 func TestDynamicMatrix_MilesMigratedLintsClean(t *testing.T) {
+	about(t, stageRules...)
 	const prTest = ".github/workflows/pr-test.yml"
 	root := copyTree(t, milesFixture)
 	p := filepath.Join(root, filepath.FromSlash(prTest))
@@ -69,6 +70,7 @@ func TestDynamicMatrix_MilesMigratedLintsClean(t *testing.T) {
 }
 
 func TestDynamicMatrix_ExpectPlanWithASpaceNeedsQuotes(t *testing.T) {
+	about(t, stageRules...)
 	const prTest = ".github/workflows/pr-test.yml"
 	for _, tc := range []struct {
 		form   string
@@ -100,6 +102,7 @@ func TestDynamicMatrix_ExpectPlanWithASpaceNeedsQuotes(t *testing.T) {
 }
 
 func TestDynamicMatrix_EachMissIsAFindingOnItsLine(t *testing.T) {
+	about(t, stageRules...)
 	const prTest = ".github/workflows/pr-test.yml"
 	cases := []mutation{
 		{"wrong stage key", prTest, replaceAfter("  stage-c-4-gpu-h200:", "shard_matrix)['stage-c-4-gpu-h200']", "shard_matrix)['stage-c-8-gpu-h200']"),

@@ -6,6 +6,7 @@ import "testing"
 // testdata/rules/shards/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestShards_FlagsAndMatrix(t *testing.T) {
+	about(t, RuleShards)
 	testFixtures(t, []fixtureCase{
 		{"shards: size, id and matrix", "shards/size-id-and-matrix", []string{
 			prYML + "24:9: error: partition_id is [1, 0] but the roster has 2 shards for gpu (.miles-ci.yaml): write [0, 1] [shards]",

@@ -6,6 +6,7 @@ import "testing"
 // testdata/rules/skip-guard/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestSkipGuard_EachSlip(t *testing.T) {
+	about(t, RuleSkipGuard)
 	testFixtures(t, []fixtureCase{
 		{"skip-guard without skipped_stages", "skip-guard/no-skipped-stages", []string{
 			prYML + "20:5: error: if: does not test skipped_stages for gpu, so the job runs even when the policy skips it: add !contains(fromJSON(needs.policy.outputs.skipped_stages || '[]'), 'gpu') [skip-guard]",

@@ -6,6 +6,9 @@ import "testing"
 // testdata/rules/unknown-suite/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestUnknownSuite_EachSlipAndTheSuiteMeant(t *testing.T) {
+	// job-name too: a typo is offered the suite meant, and the job is never
+	// told to take the typo's name.
+	about(t, RuleUnknownSuite, RuleMissingJob, RuleJobName)
 	testFixtures(t, []fixtureCase{
 		{"unknown-suite as an expression", "unknown-suite/expression", []string{
 			prYML + "4:1: error: no job runs suite unit, so its registration never runs: add a job unit running miles-ci run --hw cpu --suite unit [missing-job]",

@@ -9,6 +9,9 @@ import (
 // testdata/rules/yaml/ (the small workflow with one edit), at its place
 // in that fixture.
 func TestYAML_ShapesGitHubActionsRefuses(t *testing.T) {
+	// missing-job and orphan-registration too: the suites and registrations
+	// of a workflow GitHub refuses are not reported as well.
+	about(t, RuleYAML, RuleMissingJob, RuleOrphan)
 	testFixtures(t, []fixtureCase{
 		{"yaml", "yaml/invalid", []string{
 			prYML + "2:1: error: the workflow is not valid YAML: did not find expected node content [yaml]",

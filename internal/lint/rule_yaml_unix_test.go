@@ -16,6 +16,7 @@ import (
 
 // An entry lint cannot read is a finding, never a hang or a crash.
 func TestRules_UnreadableWorkflowEntries(t *testing.T) {
+	about(t, RuleYAML)
 	root := t.TempDir()
 	dir := filepath.Join(root, ".github", "workflows")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a-dir.yml"), 0o755))
@@ -30,5 +31,5 @@ func TestRules_UnreadableWorkflowEntries(t *testing.T) {
 		".github/workflows/a-dir.yml:1:1: error: cannot read the workflow: is a directory, not a regular file [yaml]",
 		".github/workflows/b-fifo.yml:1:1: error: cannot read the workflow: is a FIFO, not a regular file [yaml]",
 		".github/workflows/c-broken.yaml:1:1: error: cannot read the workflow: open: no such file or directory [yaml]",
-	}, findingLines(res)[:3])
+	}, findingLines(scoped(t, res)))
 }
