@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,6 +110,23 @@ func quantileOf(xs []float64, q float64) float64 {
 // countRows counts the rows of the history's table at url.
 func countRows(t *testing.T, url string) int {
 	return queryCount(t, url, "SELECT count(*) FROM miles_ci_attempts")
+}
+
+// countRowsNow is countRows that answers 0 while the database cannot be
+// asked, for a test that waits for rows to arrive.
+func countRowsNow(url string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	var n int
+	if conn.QueryRow(ctx, "SELECT count(*) FROM miles_ci_attempts").Scan(&n) != nil {
+		return 0
+	}
+	return n
 }
 
 // queryCount answers a count(*) query on the database at url.
@@ -239,10 +257,13 @@ func TestHistory_AStoreThatGoesAwayChangesNothingAndImportBackfills(t *testing.T
 	srv := testutil.Postgres(t)
 	root := historyRepo(t)
 	// A file in the middle of the plan stops the database (the test's
-	// server, at once) before it passes.
+	// server, at once) before it passes: it says it is there and waits
+	// until the test has seen the rows of the files before it written
+	// (the run writes them in the background, as late as load makes it)
+	// and has stopped the server.
 	testutil.WriteFile(t, root, "tests/e2e/test_stop.py", testutil.ShellTest(
 		`register_cuda_ci(est_time=12, suite="`+reportSuite+`", labels=["fsdp"])`+"\n",
-		`if [ -n "$STOP_PG" ]; then kill -QUIT "$STOP_PG"; while kill -0 "$STOP_PG" 2>/dev/null; do sleep 0.05; done; fi`))
+		`if [ -n "$STOP_SYNC" ]; then : > "$STOP_SYNC/reached"; while [ ! -e "$STOP_SYNC/stopped" ]; do sleep 0.05; done; fi`))
 	run := func(report string, url string, env map[string]string) (int, string, string, map[string]any) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(report), 0o755))
 		cmd := milesCommand(t, root, env, append(historyRunArgs(root, 0, 1, report), "--history", url)...)
@@ -260,8 +281,43 @@ func TestHistory_AStoreThatGoesAwayChangesNothingAndImportBackfills(t *testing.T
 	upCode, upOut, upErr, upDoc := run(filepath.Join(upDir, "up.json"), upURL, ghEnv(7))
 	downURL := srv.NewDatabase(t)
 	env := ghEnv(8)
-	env["STOP_PG"] = strconv.Itoa(srv.Pid())
-	downCode, downOut, downErr, downDoc := run(filepath.Join(downDir, "down.json"), downURL, env)
+	handshake := t.TempDir()
+	env["STOP_SYNC"] = handshake
+	var before int
+	stopped, ran := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		defer os.WriteFile(filepath.Join(handshake, "stopped"), nil, 0o644)
+		for _, err := os.Stat(filepath.Join(handshake, "reached")); err != nil; _, err = os.Stat(filepath.Join(handshake, "reached")) {
+			select {
+			case <-ran: // it never reached the file: the checks below say what went wrong
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		// The rows of the files before it reach the database however
+		// loaded the machine is; a run that never wrote one fails below.
+		for deadline := time.Now().Add(2 * time.Minute); before == 0 && time.Now().Before(deadline); {
+			if before = countRowsNow(downURL); before == 0 {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		pid := srv.Pid()
+		_ = syscall.Kill(pid, syscall.SIGQUIT)
+		for syscall.Kill(pid, 0) == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	var (
+		downCode         int
+		downOut, downErr string
+		downDoc          map[string]any
+	)
+	func() {
+		defer close(ran)
+		downCode, downOut, downErr, downDoc = run(filepath.Join(downDir, "down.json"), downURL, env)
+	}()
+	<-stopped
 	require.NoError(t, srv.Start(), "restart the server")
 
 	assert.Equal(t, 1, upCode, upErr)
@@ -284,8 +340,8 @@ func TestHistory_AStoreThatGoesAwayChangesNothingAndImportBackfills(t *testing.T
 	assert.Equal(t, normalizedReport(upDoc), normalizedReport(downDoc), "the report")
 
 	_, total := reportRows(t, downDir)
-	before := countRows(t, downURL)
 	require.Greater(t, before, 0, "the files before the stop were written")
+	require.Equal(t, before, countRows(t, downURL), "nothing was written after the stop")
 	require.Less(t, before, total, "the files after it were not")
 
 	code, out, errOut := miles(t, root, nil, "history", "import", "--to", downURL, downDir)
