@@ -20,7 +20,7 @@ import (
 func stoppedReport(runID string, id int, started time.Time, atts ...report.Attempt) *report.Report {
 	r := &report.Report{Suite: "stage-c", Backend: "cuda", Partition: &report.Partition{ID: id, Size: 2}, Cadence: "nightly",
 		Started: report.Stamp(started), Elapsed: 20.25, HostNotReady: true,
-		Host: &report.Host{Repository: "radixark/miles", RunID: runID, RunAttempt: "1", Job: "gpu", Runner: "runner-x", Hostname: "cx"},
+		Host:       &report.Host{Repository: "radixark/miles", RunID: runID, RunAttempt: "1", Job: "gpu", Runner: "runner-x", Hostname: "cx"},
 		Preflights: []report.Preflight{{When: "start", Status: report.PreflightNotReady, Reason: "not ready within 2m0s"}}}
 	r.JobStarted = report.Stamp(started.Add(-100500 * time.Millisecond))
 	notRun := report.File{File: "tests/b.py", Status: report.NotRun, EstTime: 60, Reason: "not run: host not ready", AttemptsDetail: []report.Attempt{}}
