@@ -278,7 +278,8 @@ type Filter struct {
 	// TimingOnly says that the answer reads nothing of a row but its
 	// file, suite, backend, status and elapsed seconds: a store may leave
 	// the rest empty (the database then sends five columns of the
-	// twenty-six, and a million rows take a fraction of the time).
+	// twenty-six, and a million rows take a fraction of the time). With
+	// Stops it is ignored: a stop row is told apart by another column.
 	TimingOnly bool
 }
 

@@ -710,7 +710,9 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
 	all := scanColumns
-	if f.TimingOnly {
+	if f.TimingOnly && !f.Stops {
+		// A stop row read by its timing columns alone could not be
+		// told from an attempt: asked for, it is read whole.
 		all = timingColumns
 	}
 	// A database no writer of this miles-ci has migrated yet has the
