@@ -263,8 +263,11 @@ case "$*" in *--query-gpu=*) echo "0, GPU-fake-0, NVIDIA H100 80GB HBM3, 81559 M
 				Root: root, Plan: gpuPlan("a.py", "b.py"), Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
 				Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out, Getenv: envOf(env),
 				InfraFingerprints: config.Default().InfraFingerprints,
-				Preflight:         PreflightSpec{Config: config.Preflight{Timeout: 300 * time.Millisecond, Interval: time.Second, QueryTimeout: 5 * time.Second}},
-				Start:             (&testutil.Launcher{Shell: true}).Start,
+				// A tool that fails is not asked again (the interval is
+				// past the timeout); one that answers has all the time
+				// a loaded machine needs.
+				Preflight: PreflightSpec{Config: config.Preflight{Timeout: time.Minute, Interval: 2 * time.Minute, QueryTimeout: time.Minute}},
+				Start:     (&testutil.Launcher{Shell: true}).Start,
 				History: &history.Recorder{URL: "postgres://fake", Where: "--history",
 					Open: func(context.Context, string) (history.Writer, error) { return store, nil }},
 			})
