@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // The month of the acceptance of issue 38: 30 nights of costSuite (8
@@ -515,4 +516,43 @@ func TestHistoryCost_TheGPUsComeFromTheConfiguration(t *testing.T) {
 	assert.Equal(t, json.Number("0.000"), got.GPUSeconds["total"])
 	assert.Contains(t, out, `"suites": [],`)
 	assert.Contains(t, out, `"top_wasted_files": [],`)
+}
+
+// Real runs writing to the database as their files finish: one whose
+// host has no GPU tool in a GitHub Actions job (a preflight stops it
+// before its first file, exit 75), one that runs. The database written
+// live holds the stop row as the reports give it (an import adds
+// nothing), and both stores give history cost and history hosts the
+// same bytes, the stopped job's setup as preflight.
+func TestHistoryCost_ALiveRunAPreflightStoppedWritesItsStopRow(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	root := historyRepo(t)
+	reports := t.TempDir()
+	for i, stopped := range []bool{true, false} {
+		env := ghEnv(3000 + i)
+		env["MILES_CI_JOB_STARTED"] = time.Now().Add(-2 * time.Minute).UTC().Format(time.RFC3339)
+		if stopped {
+			env["GITHUB_ACTIONS"] = "true" // a GPU job with no nvidia-smi on PATH
+		}
+		args := append(historyRunArgs(root, 0, 1, filepath.Join(reports, fmt.Sprintf("r%d.json", i))), "--history", url)
+		cmd := milesCommand(t, root, env, args...)
+		out, _ := cmd.CombinedOutput()
+		want := exitFailure // test_fail.py fails
+		if stopped {
+			want = exitHostNotReady
+		}
+		require.Equal(t, want, cmd.ProcessState.ExitCode(), string(out))
+		require.NotContains(t, string(out), "warning: history", string(out))
+	}
+	code, out, errOut := askAt(t, "history", "import", "--to", url, reports)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^history import: 0 rows added, \d+ already present, from 2 reports\n$`, out, "the run wrote every row, the stop row too")
+
+	_, costJSON := askBoth(t, reports, []string{url}, "history", "cost", "--json")
+	var got costAnswer
+	require.NoError(t, json.Unmarshal([]byte(costJSON), &got))
+	assert.Equal(t, 2, got.Jobs)
+	assert.NotEqual(t, json.Number("0.000"), got.GPUSeconds["preflight"], "the stopped job held its host about two minutes")
+	_, hosts := askBoth(t, reports, []string{url}, "history", "hosts")
+	assert.Contains(t, hosts, "1 job stopped by the GPU preflight: host not ready")
 }
