@@ -332,7 +332,9 @@ func historyImportRun(ctx context.Context, f *Factory, opts *HistoryImportOption
 		batch = batch[:0]
 		return err
 	}
-	err = src.Scan(ctx, history.Filter{}, func(r *history.Row) error {
+	// Every row: the attempts and the stop rows of jobs a preflight
+	// stopped.
+	err = src.Scan(ctx, history.Filter{Stops: true}, func(r *history.Row) error {
 		batch = append(batch, *r)
 		if len(batch) == importBatch {
 			return flush()

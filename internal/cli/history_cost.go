@@ -37,9 +37,10 @@ suite's runners (the configuration's gpus key, else a <N>gpu runs_on label;
 a CPU suite holds none; a GPU suite whose labels name no count, or that the
 configuration does not hold, counts one and is said to). Each GPU-second
 falls in one category, useful (passed, failed, setup) or wasted (infra,
-timeout, retried, idle setup, interrupted), so that useful + wasted =
-total; then the figures per suite and per cadence, and the files that
-wasted the most. See miles-ci help history.`,
+timeout, retried, idle setup, preflight: the setup of the jobs a GPU
+preflight stopped, and interrupted), so that useful + wasted = total;
+then the figures per suite and per cadence, and the files that wasted
+the most. See miles-ci help history.`,
 		Example: `  miles-ci history cost --from reports/ --cadence nightly --days 30
   miles-ci history cost --from "$MILES_CI_HISTORY_URL" --last 50 --json`,
 		Args: cobra.NoArgs,
@@ -114,7 +115,9 @@ var gpusFrom = map[history.GPUSource]string{
 // the cadences and the files that wasted the most, every name from the
 // history inert (textfmt.Table), and what was assumed or unknown.
 func writeCostText(f *Factory, res *history.CostResult) error {
-	if res.Attempts == 0 {
+	if res.Jobs == 0 {
+		// A job a preflight stopped before its first test has no
+		// attempt, and its setup is an answer.
 		_, err := fmt.Fprintln(f.Out, noAttempt)
 		return err
 	}
@@ -205,6 +208,7 @@ type costSecondsJSON struct {
 	Timeout     json.Number `json:"timeout"`
 	Retried     json.Number `json:"retried"`
 	IdleSetup   json.Number `json:"idle_setup"`
+	Preflight   json.Number `json:"preflight"`
 	Interrupted json.Number `json:"interrupted"`
 }
 
@@ -221,7 +225,7 @@ func costFigures(c *history.Cost) costFiguresJSON {
 		GPUSeconds: costSecondsJSON{Total: s(c.Total()), Useful: s(c.Useful()), Wasted: s(c.Wasted()),
 			Passed: s(c.Of(history.Passed)), Failed: s(c.Of(history.Failed)), Setup: s(c.Of(history.Setup)),
 			Infra: s(c.Of(history.Infra)), Timeout: s(c.Of(history.TimedOut)), Retried: s(c.Of(history.Retried)),
-			IdleSetup: s(c.Of(history.IdleSetup)), Interrupted: s(c.Of(history.Interrupted))},
+			IdleSetup: s(c.Of(history.IdleSetup)), Preflight: s(c.Of(history.Preflight)), Interrupted: s(c.Of(history.Interrupted))},
 		GPUHours: costHoursJSON{Total: h(c.Total()), Useful: h(c.Useful()), Wasted: h(c.Wasted())},
 	}
 }

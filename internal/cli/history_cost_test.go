@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // The month of the acceptance of issue 38: 30 nights of costSuite (8
@@ -25,7 +26,9 @@ import (
 //
 //   - runner-x is broken: the first file of each job there fails twice
 //     with cause infra and a preflight stops the job (its other files NOT
-//     RUN), but one night in four its retry passes and the job goes on.
+//     RUN), but one night in four its retry passes and the job goes on,
+//     and another night in four the preflight stops the job before its
+//     first file (no file runs; the run took 61.375 s).
 //   - test_flaky.py (shard 0) fails its first attempt and passes its
 //     retry every third night.
 //   - test_drift_a.py (shard 1) and test_drift_b.py (shard 2) get slower
@@ -63,7 +66,8 @@ type costFile struct {
 }
 
 // costJob writes one job's report below dir; setup < 0 is a job that did
-// not know when it started.
+// not know when it started. A job a preflight stopped before any of its
+// files ran has no first test.
 func costJob(t *testing.T, dir string, host report.Host, suite, cadence string, started time.Time, part *report.Partition,
 	setup float64, stopped bool, files []costFile) {
 	t.Helper()
@@ -71,6 +75,9 @@ func costJob(t *testing.T, dir string, host report.Host, suite, cadence string, 
 		Host: &host, HostNotReady: stopped}
 	first := started.Add(time.Second)
 	r.FirstTestStarted = first.Format(time.RFC3339Nano)
+	if ran := slices.ContainsFunc(files, func(f costFile) bool { return len(f.atts) > 0 }); stopped && !ran {
+		r.FirstTestStarted, r.Elapsed = "", 61.375
+	}
 	if setup >= 0 {
 		r.JobStarted = first.Add(-time.Duration(math.Round(setup*1000)) * time.Millisecond).Format(time.RFC3339Nano)
 	}
@@ -105,11 +112,11 @@ func costJob(t *testing.T, dir string, host report.Host, suite, cadence string, 
 }
 
 // costMonth writes the month's reports into a new directory and returns
-// it with the number of attempts written.
-func costMonth(t *testing.T) (string, int) {
+// it with the number of attempts written and of jobs a preflight
+// stopped.
+func costMonth(t *testing.T) (dir string, attempts, stops int) {
 	t.Helper()
-	dir := t.TempDir()
-	attempts := 0
+	dir = t.TempDir()
 	count := func(files []costFile) []costFile {
 		for _, f := range files {
 			attempts += len(f.atts)
@@ -148,12 +155,18 @@ func costMonth(t *testing.T) (string, int) {
 			}
 			stopped := false
 			if runner == "runner-x" {
-				if n%4 == 1 {
+				switch n % 4 {
+				case 1:
 					files[0].atts = []costAtt{cInfra(3.3), files[0].atts[len(files[0].atts)-1]}
-				} else {
+				case 3:
+					files[0].atts, files[1].atts = nil, nil
+					stopped = true
+					stops++
+				default:
 					files[0].atts = []costAtt{cInfra(3.3), cInfra(2.2)}
 					files[1].atts = nil
 					stopped = true
+					stops++
 				}
 			}
 			setup := 100 + 10*float64(s) + float64(n%7) + 0.123
@@ -181,7 +194,7 @@ func costMonth(t *testing.T) (string, int) {
 		costJob(t, dir, host, costOwn, "weekly", monthStart.Add(time.Duration(i)*14*24*time.Hour+18*time.Hour), nil, 10,
 			false, count([]costFile{{"tests/e2e/test_own.py", []costAtt{cPass(99.999)}}}))
 	}
-	return dir, attempts
+	return dir, attempts, stops
 }
 
 // costAnswerFigures is a cost as `history cost --json` gives it, its numbers
@@ -237,7 +250,7 @@ func (c reportCost) sum(names ...string) int64 {
 
 var (
 	usefulNames = []string{"passed", "failed", "setup"}
-	wastedNames = []string{"infra", "timeout", "retried", "idle_setup", "interrupted"}
+	wastedNames = []string{"infra", "timeout", "retried", "idle_setup", "preflight", "interrupted"}
 )
 
 // seconds writes GPU-milliseconds as the answer's GPU-seconds.
@@ -256,7 +269,9 @@ func (c reportCost) seconds() map[string]json.Number {
 // costFromReports reads every report.json below dir as plain JSON (not
 // through package report or history) and costs it: each attempt by its
 // status, cause and its file's last attempt, each job's setup (from
-// job_started to first_test_started) by whether an attempt of the job was
+// job_started to first_test_started; for a job no test of which started,
+// to its end: started plus elapsed) as preflight when a preflight stopped
+// the job (host_not_ready), else by whether an attempt of the job was
 // useful, times the GPUs of the suite.
 func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total reportCost, suites, cadences, files map[string]reportCost, jobs, unknown int) {
 	t.Helper()
@@ -268,10 +283,13 @@ func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total rep
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		var r struct {
-			Suite      string `json:"suite"`
-			Cadence    string `json:"cadence"`
-			JobStarted string `json:"job_started"`
-			FirstTest  string `json:"first_test_started"`
+			Suite      string  `json:"suite"`
+			Cadence    string  `json:"cadence"`
+			JobStarted string  `json:"job_started"`
+			FirstTest  string  `json:"first_test_started"`
+			Started    string  `json:"started"`
+			Elapsed    float64 `json:"elapsed"`
+			Stopped    bool    `json:"host_not_ready"`
 			Files      []struct {
 				File     string `json:"file"`
 				Attempts []struct {
@@ -330,12 +348,20 @@ func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total rep
 		}
 		job, err1 := time.Parse(time.RFC3339Nano, r.JobStarted)
 		first, err2 := time.Parse(time.RFC3339Nano, r.FirstTest)
+		if r.FirstTest == "" && r.Stopped {
+			started, err := time.Parse(time.RFC3339Nano, r.Started)
+			require.NoError(t, err)
+			first, err2 = started.Add(time.Duration(math.Round(r.Elapsed*1000))*time.Millisecond), nil
+		}
 		if err1 != nil || err2 != nil {
 			unknown++
 			return nil
 		}
 		cat := "idle_setup"
-		if useful {
+		switch {
+		case r.Stopped:
+			cat = "preflight"
+		case useful:
 			cat = "setup"
 		}
 		charge(cat, first.Sub(job).Milliseconds(), "")
@@ -351,8 +377,10 @@ func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total rep
 // imported, and written in a shuffled order) byte for byte; and the
 // categories add up.
 func TestHistoryCost_AMonthOfNightliesIsWhatTheReportsSayFromBothStores(t *testing.T) {
-	dir, attempts := costMonth(t)
-	urls := historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 97 reports\n", attempts))
+	dir, attempts, stops := costMonth(t)
+	require.Equal(t, 22, stops, "8 nights in 30 the job on runner-x goes on")
+	// A row per attempt, and one per job a preflight stopped.
+	urls := historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 97 reports\n", attempts+stops))
 
 	code, out := askBoth(t, dir, urls, "history", "cost", "--json")
 	require.Equal(t, 0, code)
@@ -364,7 +392,7 @@ func TestHistoryCost_AMonthOfNightliesIsWhatTheReportsSayFromBothStores(t *testi
 	assert.Equal(t, [3]int{97, attempts, 3}, [3]int{got.Jobs, got.Attempts, got.SetupUnknown})
 	assert.Equal(t, [2]int{jobs, unknown}, [2]int{got.Jobs, got.SetupUnknown})
 	assert.Equal(t, total.seconds(), got.GPUSeconds)
-	for _, k := range []string{"passed", "failed", "setup", "infra", "timeout", "retried", "idle_setup", "interrupted"} {
+	for _, k := range []string{"passed", "failed", "setup", "infra", "timeout", "retried", "idle_setup", "preflight", "interrupted"} {
 		assert.NotZero(t, total[k], "the month has some of %s", k)
 	}
 
@@ -423,6 +451,26 @@ func TestHistoryCost_AMonthOfNightliesIsWhatTheReportsSayFromBothStores(t *testi
 	assert.Contains(t, text, "1 suite counted as 1 GPU a job (GPUS FROM: assumed)")
 	assert.Contains(t, text, "3 jobs knew no setup (NO SETUP)")
 
+	// history hosts counts the jobs a preflight stopped as report hosts
+	// does over the same reports: the hosts' table and verdict are the
+	// same bytes, in text and JSON (a job's own line differs only by the
+	// files it never ran, which the history does not keep).
+	_, hosts := askBoth(t, dir, urls, "history", "hosts")
+	_, rhosts, _ := askAt(t, "report", "hosts", dir)
+	hostTable := func(out string) string { return out[strings.Index(out, "\nHOST ")+1:] }
+	assert.Equal(t, hostTable(rhosts), hostTable(hosts))
+	assert.Contains(t, hosts, fmt.Sprintf("; %d jobs stopped by the GPU preflight: host not ready\n", stops))
+	_, hostsJSON := askBoth(t, dir, urls, "history", "hosts", "--json")
+	_, rhostsJSON, _ := askAt(t, "report", "hosts", "--json", dir)
+	type hostsDoc struct {
+		Hosts    []map[string]any `json:"hosts"`
+		Suspects []string         `json:"suspects"`
+	}
+	var h, rh hostsDoc
+	require.NoError(t, json.Unmarshal([]byte(hostsJSON), &h))
+	require.NoError(t, json.Unmarshal([]byte(rhostsJSON), &rh))
+	assert.Equal(t, rh, h)
+
 	// The filters narrow it as every question's: the nightlies alone.
 	_, nightly := askBoth(t, dir, urls, "history", "cost", "--cadence", "nightly", "--json")
 	var n costAnswer
@@ -468,4 +516,43 @@ func TestHistoryCost_TheGPUsComeFromTheConfiguration(t *testing.T) {
 	assert.Equal(t, json.Number("0.000"), got.GPUSeconds["total"])
 	assert.Contains(t, out, `"suites": [],`)
 	assert.Contains(t, out, `"top_wasted_files": [],`)
+}
+
+// Real runs writing to the database as their files finish: one whose
+// host has no GPU tool in a GitHub Actions job (a preflight stops it
+// before its first file, exit 75), one that runs. The database written
+// live holds the stop row as the reports give it (an import adds
+// nothing), and both stores give history cost and history hosts the
+// same bytes, the stopped job's setup as preflight.
+func TestHistoryCost_ALiveRunAPreflightStoppedWritesItsStopRow(t *testing.T) {
+	url := testutil.Postgres(t).NewDatabase(t)
+	root := historyRepo(t)
+	reports := t.TempDir()
+	for i, stopped := range []bool{true, false} {
+		env := ghEnv(3000 + i)
+		env["MILES_CI_JOB_STARTED"] = time.Now().Add(-2 * time.Minute).UTC().Format(time.RFC3339)
+		if stopped {
+			env["GITHUB_ACTIONS"] = "true" // a GPU job with no nvidia-smi on PATH
+		}
+		args := append(historyRunArgs(root, 0, 1, filepath.Join(reports, fmt.Sprintf("r%d.json", i))), "--history", url)
+		cmd := milesCommand(t, root, env, args...)
+		out, _ := cmd.CombinedOutput()
+		want := exitFailure // test_fail.py fails
+		if stopped {
+			want = exitHostNotReady
+		}
+		require.Equal(t, want, cmd.ProcessState.ExitCode(), string(out))
+		require.NotContains(t, string(out), "warning: history", string(out))
+	}
+	code, out, errOut := askAt(t, "history", "import", "--to", url, reports)
+	require.Equal(t, 0, code, errOut)
+	assert.Regexp(t, `^history import: 0 rows added, \d+ already present, from 2 reports\n$`, out, "the run wrote every row, the stop row too")
+
+	_, costJSON := askBoth(t, reports, []string{url}, "history", "cost", "--json")
+	var got costAnswer
+	require.NoError(t, json.Unmarshal([]byte(costJSON), &got))
+	assert.Equal(t, 2, got.Jobs)
+	assert.NotEqual(t, json.Number("0.000"), got.GPUSeconds["preflight"], "the stopped job held its host about two minutes")
+	_, hosts := askBoth(t, reports, []string{url}, "history", "hosts")
+	assert.Contains(t, hosts, "1 job stopped by the GPU preflight: host not ready")
 }

@@ -202,7 +202,7 @@ func historyStores(t *testing.T, dir, imported string) []string {
 
 	var rows []history.Row
 	ctx := context.Background()
-	require.NoError(t, (&history.Dir{Paths: []string{dir}}).Scan(ctx, history.Filter{}, func(r *history.Row) error {
+	require.NoError(t, (&history.Dir{Paths: []string{dir}}).Scan(ctx, history.Filter{Stops: true}, func(r *history.Row) error {
 		rows = append(rows, *r)
 		return nil
 	}))

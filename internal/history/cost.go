@@ -9,13 +9,15 @@ import (
 	"github.com/radixark/miles-ci/internal/report"
 )
 
-// CostFilter is the filter the cost answer reads with: every attempt,
-// the rows of one report together and each file's attempts in attempt
-// order (Filter.Grouped), so that a file's last attempt is known when its
-// attempts are costed and a job's setup is counted once.
+// CostFilter is the filter the cost answer reads with: every attempt and
+// every job's stop row (Filter.Stops), the rows of one report together
+// and each file's attempts in attempt order (Filter.Grouped), so that a
+// file's last attempt is known when its attempts are costed and a job's
+// setup is counted once, in the category its stop, if any, says.
 func CostFilter(f Filter) Filter {
 	f.Statuses = nil
 	f.Grouped = true
+	f.Stops = true
 	return f
 }
 
@@ -43,9 +45,17 @@ const (
 	// whose last attempt in the run passed.
 	Retried
 	// IdleSetup: the setup of a job none of whose attempts was useful (a
-	// job on a broken host whose every file failed on infra, as a job a
-	// preflight stops after such a failure).
+	// job whose every file failed on infra or timed out) and that no
+	// preflight stopped.
 	IdleSetup
+	// Preflight: the setup of a job a GPU preflight stopped (Row.Stopped),
+	// before its first test or after an infra failure, whatever its
+	// attempts were: the files it left must run again on another host.
+	// For a job stopped before its first test, the setup is the time
+	// from its start to the stop (see Run.StopRow). A run starts no
+	// attempt after its preflight stopped it; the attempts before keep
+	// their categories.
+	Preflight
 	// Interrupted: an attempt a signal or a cancelled job stopped, and a
 	// failed attempt before it of the same file, whose outcome never
 	// came.
@@ -56,9 +66,9 @@ const (
 
 // Categories lists every category, the useful ones first: the order of
 // the answer's tables and JSON.
-var Categories = []Category{Passed, Failed, Setup, Infra, TimedOut, Retried, IdleSetup, Interrupted}
+var Categories = []Category{Passed, Failed, Setup, Infra, TimedOut, Retried, IdleSetup, Preflight, Interrupted}
 
-var categoryNames = [numCategories]string{"passed", "failed", "setup", "infra", "timeout", "retried", "idle_setup", "interrupted"}
+var categoryNames = [numCategories]string{"passed", "failed", "setup", "infra", "timeout", "retried", "idle_setup", "preflight", "interrupted"}
 
 // String is the category's name in the answer's JSON.
 func (c Category) String() string { return categoryNames[c] }
@@ -206,6 +216,7 @@ type costJob struct {
 	suite   *SuiteCost
 	cadence *CadenceCost
 	useful  bool
+	stopped bool // a preflight stopped the job (its stop row came)
 	file    string
 	atts    []costAttempt
 }
@@ -233,12 +244,17 @@ func (a *CostAnswer) Filter(f Filter) Filter { return CostFilter(f) }
 // together (Filter.Grouped): a new report ends the job being read, a new
 // file the file.
 func (a *CostAnswer) Add(r *Row) error {
-	a.res.Attempts++
 	j := &a.job
 	if !j.open || !sameReport(&j.run, &r.Run) {
 		a.endJob()
 		a.startJob(r)
 	}
+	if r.Stopped {
+		// No attempt: it says where the job's setup goes.
+		j.stopped = true
+		return nil
+	}
+	a.res.Attempts++
 	if len(j.atts) > 0 && j.file != r.File {
 		a.endFile()
 	}
@@ -349,7 +365,10 @@ func (a *CostAnswer) endJob() {
 		return
 	}
 	cat := IdleSetup
-	if j.useful {
+	switch {
+	case j.stopped:
+		cat = Preflight
+	case j.useful:
 		cat = Setup
 	}
 	a.charge(cat, millis(*setup), nil)

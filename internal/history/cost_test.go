@@ -2,6 +2,7 @@ package history
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,8 +24,7 @@ type costAtt struct {
 // in order, the files in the order given, and the job's setup (nil:
 // unknown).
 func costJobRows(id, suite, cadence string, setup *float64, files ...any) []Row {
-	run := Run{Repository: "o/r", RunID: id, RunAttempt: "1", Job: "gpu", Suite: suite, Backend: "cuda", Cadence: cadence,
-		Started: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Setup: setup}
+	run := costRun(id, suite, cadence, setup)
 	var rows []Row
 	for i := 0; i < len(files); i += 2 {
 		for n, a := range files[i+1].([]costAtt) {
@@ -32,6 +32,12 @@ func costJobRows(id, suite, cadence string, setup *float64, files ...any) []Row 
 		}
 	}
 	return rows
+}
+
+// costRun is the run of costJobRows.
+func costRun(id, suite, cadence string, setup *float64) Run {
+	return Run{Repository: "o/r", RunID: id, RunAttempt: "1", Job: "gpu", Suite: suite, Backend: "cuda", Cadence: cadence,
+		Started: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Setup: setup}
 }
 
 func secs(v float64) *float64 { return &v }
@@ -182,4 +188,48 @@ func BenchmarkCost_MillionRows(b *testing.B) {
 		_ = a.Result()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
+}
+
+// A job a GPU preflight stopped has its setup in preflight, whatever its
+// attempts were (useful, or infra only), and wherever its stop row comes
+// among its rows; a job stopped before its first test is its stop row
+// alone, and costs the time it held its host; the attempts keep their
+// categories.
+func TestCost_TheSetupOfAJobAPreflightStoppedIsPreflight(t *testing.T) {
+	stop := func(id string, setup *float64) Row {
+		return Row{Run: costRun(id, "s", "nightly", setup), Status: report.NotRun, Stopped: true}
+	}
+	afterPass := costJobRows("1", "s", "nightly", secs(60), "a.py", []costAtt{{report.Pass, "", 10}},
+		"b.py", []costAtt{{report.Fail, report.CauseInfra, 5}})
+	afterInfra := costJobRows("2", "s", "nightly", secs(40), "a.py", []costAtt{{report.Fail, report.CauseInfra, 3}})
+	atStart := []Row{stop("3", secs(125.5))}
+	unknown := []Row{stop("4", nil)}
+	plain := costJobRows("5", "s", "nightly", secs(20), "a.py", []costAtt{{report.Fail, report.CauseInfra, 2}})
+
+	gpus := func(string, string) (int, GPUSource) { return 8, GPUsLabel }
+	a, b := NewCostAnswer(gpus), NewCostAnswer(gpus)
+	addRuns(t, a, [][]Row{append(slices.Clone(afterPass), stop("1", secs(60))), append(slices.Clone(afterInfra), stop("2", secs(40))),
+		atStart, unknown, plain})
+	addRuns(t, b, [][]Row{plain, unknown, atStart, append([]Row{stop("2", secs(40))}, afterInfra...),
+		append([]Row{stop("1", secs(60))}, afterPass...)})
+	res := a.Result()
+	want := Cost{}
+	want[Passed] = 8 * 10 * 1000
+	want[Infra] = 8 * (5 + 3 + 2) * 1000
+	want[Preflight] = 8 * (60 + 40 + 125.5) * 1000
+	want[IdleSetup] = 8 * 20 * 1000
+	assert.Equal(t, want, res.Cost)
+	assert.True(t, Preflight.Wasted())
+	assert.Equal(t, [3]int{5, 4, 1}, [3]int{res.Jobs, res.Attempts, res.SetupUnknown}, "a stop row is no attempt")
+	assert.Equal(t, res, b.Result(), "the order of the rows changes nothing")
+
+	// Without stop rows the same attempts cost what they always did.
+	c := NewCostAnswer(gpus)
+	addRuns(t, c, [][]Row{afterPass, afterInfra, plain})
+	want = Cost{}
+	want[Passed] = 8 * 10 * 1000
+	want[Infra] = 8 * (5 + 3 + 2) * 1000
+	want[Setup] = 8 * 60 * 1000
+	want[IdleSetup] = 8 * (40 + 20) * 1000
+	assert.Equal(t, want, c.Result().Cost)
 }

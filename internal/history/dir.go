@@ -101,6 +101,9 @@ func (d *Dir) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
 				}
 			}
 		}
+		if stop, ok := run.StopRow(r); ok && f.Stops && f.keepsStatus(stop.Status) {
+			return fn(&stop)
+		}
 		return nil
 	}
 	if f.LastRuns <= 0 {
@@ -111,18 +114,25 @@ func (d *Dir) Scan(ctx context.Context, f Filter, fn func(*Row) error) error {
 			return emit(run, r)
 		})
 	}
-	// A run counts when a report of it that the filter keeps has a row:
-	// the database, which holds rows, counts the same runs.
+	// A run counts when a report of it that the filter keeps has an
+	// attempt: the database, which holds rows, counts the same runs (by
+	// their rows other than stop rows). A report of a job a preflight
+	// stopped before its first test makes no run count, but its stop row
+	// is read with the others of a run that does.
 	first := map[string]time.Time{}
-	var kept []string // the reports that count, in order
+	var kept []string // the reports to read again, in order
 	var keys []string // and their runs
 	err := d.each(ctx, d.Paths, func(path string, run *Run, r *report.Report) error {
-		if !f.keepsRun(run) || !hasAttempts(r) {
+		if !f.keepsRun(run) {
 			return nil
 		}
 		k := run.Key()
-		if t, ok := first[k]; !ok || run.Started.Before(t) {
-			first[k] = run.Started
+		if hasAttempts(r) {
+			if t, ok := first[k]; !ok || run.Started.Before(t) {
+				first[k] = run.Started
+			}
+		} else if !f.Stops || !r.HostNotReady {
+			return nil
 		}
 		kept, keys = append(kept, path), append(keys, k)
 		return nil

@@ -54,6 +54,15 @@ type Row struct {
 	// effective time limit in seconds (0: not recorded).
 	EstTime float64
 	Timeout int64
+	// Stopped marks the one row of a job that a GPU preflight stopped
+	// (its report's host_not_ready: the host was found not ready before
+	// the first file or after an infra failure, and the files left were
+	// not run). It is no attempt: File is "", Attempt 0, Status NOT RUN,
+	// Elapsed 0, and Setup is the job's setup, or, for a job that ran no
+	// test, the seconds from its start to the stop (see StopRow). Every
+	// other row has Stopped false; a Filter yields these rows only when
+	// asked (Filter.Stops).
+	Stopped bool
 }
 
 // Run is what a row says of the run it belongs to: the workflow run
@@ -133,7 +142,42 @@ func (run Run) Rows(f *report.File) []Row {
 	return rows
 }
 
-// RowsOf returns every row of a run report, or RunOf's error.
+// StopRow returns the row that says a GPU preflight stopped the run
+// that r reports (Row.Stopped), and false when none did. A run writing
+// its rows as its files finish writes it once its report is made, and a
+// reader of the report derives it here too, so that both stores keep the
+// same row. A job that ran a test has its setup there as on every row;
+// one stopped before its first test has none (no first test started), and
+// its row takes instead the seconds from the job's start to the stop (the
+// report's start plus its elapsed seconds), the time it held its host
+// for nothing, when the report knows when its job started and that makes
+// a setup a job can have (report.PlausibleSetup).
+func (run Run) StopRow(r *report.Report) (Row, bool) {
+	if !r.HostNotReady {
+		return Row{}, false
+	}
+	if run.Setup == nil && r.FirstTestStarted == "" {
+		if held, ok := heldUntilStop(r); ok {
+			run.Setup = &held
+		}
+	}
+	return Row{Run: run, Status: report.NotRun, Stopped: true}, true
+}
+
+// heldUntilStop is the seconds from the job's start to the end of a run
+// that ran no test, to the millisecond, and whether the report knows them.
+func heldUntilStop(r *report.Report) (float64, bool) {
+	job, err1 := time.Parse(time.RFC3339Nano, r.JobStarted)
+	started, err2 := time.Parse(time.RFC3339Nano, r.Started)
+	if err1 != nil || err2 != nil || !report.ValidSeconds(r.Elapsed) {
+		return 0, false
+	}
+	held := report.Seconds(started.Sub(job).Seconds() + r.Elapsed)
+	return held, report.PlausibleSetup(held)
+}
+
+// RowsOf returns every row of a run report, its stop row (StopRow) last,
+// or RunOf's error.
 func RowsOf(r *report.Report) ([]Row, error) {
 	run, err := RunOf(r)
 	if err != nil {
@@ -142,6 +186,9 @@ func RowsOf(r *report.Report) ([]Row, error) {
 	var rows []Row
 	for i := range r.Files {
 		rows = append(rows, run.Rows(&r.Files[i])...)
+	}
+	if stop, ok := run.StopRow(r); ok {
+		rows = append(rows, stop)
 	}
 	return rows, nil
 }
@@ -227,10 +274,17 @@ type Filter struct {
 	// rows (history flaky, history hosts) read them. The order of the
 	// reports stays unpromised.
 	Grouped bool
+	// Stops asks for the rows that say a preflight stopped a job
+	// (Row.Stopped) besides the attempts: the questions of what a job
+	// cost or where it ran read them, and those of a file's attempts
+	// never see them. They do not change which runs LastRuns counts: a
+	// run counts by its attempts.
+	Stops bool
 	// TimingOnly says that the answer reads nothing of a row but its
 	// file, suite, backend, status and elapsed seconds: a store may leave
 	// the rest empty (the database then sends five columns of the
-	// twenty-six, and a million rows take a fraction of the time).
+	// twenty-six, and a million rows take a fraction of the time). With
+	// Stops it is ignored: a stop row is told apart by another column.
 	TimingOnly bool
 }
 

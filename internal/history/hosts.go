@@ -12,11 +12,13 @@ import (
 	"github.com/radixark/miles-ci/internal/report"
 )
 
-// HostsFilter is the filter the hosts answer reads with: every attempt,
+// HostsFilter is the filter the hosts answer reads with: every attempt
+// and every job's stop row (a GPU preflight found the host not ready),
 // the rows of one job together, as hostcheck.Analyzer takes them.
 func HostsFilter(f Filter) Filter {
 	f.Statuses = nil
 	f.Grouped = true
+	f.Stops = true
 	return f
 }
 
@@ -25,8 +27,9 @@ func HostsFilter(f Filter) Filter {
 // an analyzer.
 type HostsAnswer struct {
 	*hostcheck.Analyzer
-	// Rows counts the attempts counted; Hostless those of runs that name
-	// no host, which are left out.
+	// Rows counts the rows counted (attempts and stop rows); Hostless the
+	// attempts of runs that name no host, which are left out (and so are
+	// their stop rows).
 	Rows, Hostless int
 }
 
@@ -45,7 +48,9 @@ func (a *HostsAnswer) Filter(f Filter) Filter { return HostsFilter(f) }
 func (a *HostsAnswer) Add(r *Row) error {
 	row, ok := HostRow(r)
 	if !ok {
-		a.Hostless++
+		if !r.Stopped {
+			a.Hostless++
+		}
 		return nil
 	}
 	a.Rows++
@@ -68,13 +73,12 @@ func hostJob(h *report.Host, suite, started string, p *report.Partition) hostche
 // run that named no host (neither a runner nor a hostname), which no host
 // can be blamed for.
 //
-// The history keeps attempts only, so it differs from the reports that
-// `report hosts` reads (ReportHosts) in two ways, both documented in
-// `help history`: a file a run listed but never ran has no row (a job
-// counts the files it ran), and whether a GPU preflight stopped the run
-// is not kept (a run stopped after an infra failure still shows that
-// failure, which is evidence enough; one stopped before its first file
-// has no row at all).
+// A stop row (Row.Stopped) is the job's row with no file and
+// HostNotReady set, as a report that a preflight stopped gives it. The
+// history keeps attempts and stops, so it differs from the reports that
+// `report hosts` reads (ReportHosts) in one way, documented in `help
+// history`: a file a run listed but never ran has no row (a job counts the
+// files it ran).
 func HostRow(r *Row) (hostcheck.Row, bool) {
 	host := hostcheck.Host{Runner: r.Runner, Hostname: r.Hostname}
 	if host.Key() == "" {
@@ -90,6 +94,9 @@ func HostRow(r *Row) (hostcheck.Row, bool) {
 		// A run outside GitHub Actions: its start and host tell it from
 		// another, in either store alike.
 		job.Source = started + " " + host.Key()
+	}
+	if r.Stopped {
+		return hostcheck.Row{Host: host, Job: job, SHA: r.SHA, HostNotReady: true}, true
 	}
 	return hostcheck.Row{Host: host, Job: job, SHA: r.SHA, File: r.File, Attempt: r.Attempt, Status: r.Status,
 		Cause: r.Cause, Fingerprint: r.Fingerprint}, true
@@ -110,8 +117,7 @@ func (e *Unattributable) Error() string { return e.Reason }
 // one host, and nothing is added.
 //
 // Unlike the history's rows (HostRow), a report holds its files never
-// run and whether a GPU preflight found its host not ready, and it needs
-// no "started".
+// run, and it needs no "started".
 func HostRowsOf(r *report.Report, path string, add func(hostcheck.Row)) error {
 	job, err := reportJob(r, path)
 	if err != nil {

@@ -36,7 +36,7 @@ const (
 // version is brought up to this one, under a lock, by the first run that
 // connects; migrations only add, so a miles-ci older than the database
 // still reads and writes the columns it knows.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[v-1] brings the schema from version v-1 to v: version 1
 // creates the table with the columns of version 1, and each later version
@@ -112,7 +112,14 @@ var columns = []column{
 	field("hostname", "text", func(r *Row) *string { return &r.Hostname }),
 	field("setup", "double precision", func(r *Row) **float64 { return &r.Setup }),
 	{name: "written_at", sqlType: "timestamptz", def: "now()"},
+	// Version 2: the row of a job a GPU preflight stopped (Row.Stopped).
+	field(stopColumn, "boolean", func(r *Row) *bool { return &r.Stopped }).orDefault("false").addedIn(2),
 }
+
+// stopColumn is the column that marks a preflight's stop row, which a
+// scan leaves out unless asked (Filter.Stops) and "last N runs" never
+// counts.
+const stopColumn = "preflight_stop"
 
 // column is one column of miles_ci_attempts.
 type column struct {
@@ -195,6 +202,9 @@ func (c column) forTimings() column { c.timing = true; return c }
 // addedIn says the schema version that added c.
 func (c column) addedIn(version int) column { c.since = version; return c }
 
+// in reports whether a table at version has c.
+func (c column) in(version int) bool { return max(c.since, 1) <= version }
+
 // orDefault gives c a DEFAULT.
 func (c column) orDefault(sql string) column { c.def = sql; return c }
 
@@ -267,6 +277,9 @@ type Postgres struct {
 	// the last Scan did (see Scan); Warnings says so.
 	Refused rowSkips
 	Skipped rowSkips
+	// version is the schema's version: a reader of a database that no
+	// writer of this miles-ci has migrated yet reads the columns it has.
+	version int
 }
 
 // Warnings returns one line for the rows the store refused to write and
@@ -457,6 +470,7 @@ func (p *Postgres) migrate(ctx context.Context) error {
 			return p.wrap("migrate", err)
 		}
 		if current != nil && *current >= SchemaVersion {
+			p.version = *current
 			return nil
 		}
 	}
@@ -485,6 +499,7 @@ func (p *Postgres) migrate(ctx context.Context) error {
 		if err := tx.Commit(ctx); err != nil {
 			return p.wrap("migrate", err)
 		}
+		p.version = version
 		return nil
 	}
 	for v := version + 1; v <= SchemaVersion; v++ {
@@ -501,6 +516,7 @@ func (p *Postgres) migrate(ctx context.Context) error {
 	if err := tx.Commit(ctx); err != nil {
 		return p.wrap("migrate", err)
 	}
+	p.version = SchemaVersion
 	return nil
 }
 
@@ -515,6 +531,7 @@ func (p *Postgres) checkSchema(ctx context.Context) error {
 		}
 		return p.wrap("read", err)
 	}
+	p.version = *version
 	return nil
 }
 
@@ -530,14 +547,17 @@ func (p *Postgres) Close() error {
 
 // insertSQL inserts rows given as one array per column, in
 // insertColumns' order, leaving the rows already there.
-var insertSQL = func() string {
-	args := make([]string, len(insertColumns))
-	for i, c := range insertColumns {
+var insertSQL = insertSQLOf(insertColumns)
+
+// insertSQLOf is the insert of cols' values (see rowArrays).
+func insertSQLOf(cols []column) string {
+	args := make([]string, len(cols))
+	for i, c := range cols {
 		args[i] = fmt.Sprintf("$%d::%s[]", i+1, c.sqlType)
 	}
-	return "INSERT INTO miles_ci_attempts (" + names(insertColumns) + ") SELECT * FROM unnest(" +
+	return "INSERT INTO miles_ci_attempts (" + names(cols) + ") SELECT * FROM unnest(" +
 		strings.Join(args, ", ") + ") ON CONFLICT (row_key) DO NOTHING"
-}()
+}
 
 // writeChunk bounds the rows of one statement, so that each stays well
 // within StatementTimeout.
@@ -614,7 +634,7 @@ func (p *Postgres) insertEach(ctx context.Context, rows []keyedRow) (int, error)
 // insert runs one insert statement within StatementTimeout, again after a
 // deadlock, up to writeTries times.
 func (p *Postgres) insert(ctx context.Context, rows []keyedRow) (int, error) {
-	cols := rowArrays(rows)
+	cols := rowArrays(insertColumns, rows)
 	for try := 1; ; try++ {
 		sctx, cancel := context.WithTimeout(ctx, StatementTimeout)
 		tag, err := p.conn.Exec(sctx, insertSQL, cols...)
@@ -659,11 +679,11 @@ func rowRefused(err error) bool {
 	return false
 }
 
-// rowArrays turns rows into one array per column, in insertColumns'
+// rowArrays turns rows into one array per column of cols, in their
 // order.
-func rowArrays(rows []keyedRow) []any {
-	out := make([]any, len(insertColumns))
-	for i, c := range insertColumns {
+func rowArrays(cols []column, rows []keyedRow) []any {
+	out := make([]any, len(cols))
+	for i, c := range cols {
 		out[i] = c.values(rows)
 	}
 	return out
@@ -689,18 +709,37 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 		statuses[i] = string(s)
 	}
 	args := []any{f.Suite, f.Cadence, since, statuses}
-	cols := scanColumns
-	if f.TimingOnly {
-		cols = timingColumns
+	all := scanColumns
+	if f.TimingOnly && !f.Stops {
+		// A stop row read by its timing columns alone could not be
+		// told from an attempt: asked for, it is read whole.
+		all = timingColumns
+	}
+	// A database no writer of this miles-ci has migrated yet has the
+	// columns of its version, and no stop row.
+	var cols []column
+	for _, c := range all {
+		if c.in(p.version) {
+			cols = append(cols, c)
+		}
+	}
+	// What keeps the attempts alone, in a table that has stop rows.
+	attempts := ""
+	if len(pick(func(c column) bool { return c.name == stopColumn && c.in(p.version) })) > 0 {
+		attempts = " AND NOT " + stopColumn
 	}
 	sql := "SELECT " + names(cols) + " FROM miles_ci_attempts WHERE " + where +
 		` AND (cardinality($4::text[]) = 0 OR status = ANY($4::text[]))`
+	if !f.Stops {
+		sql += attempts
+	}
 	if f.LastRuns > 0 {
 		// The latest runs as Filter.LastRuns orders them: byte order
 		// (COLLATE "C") breaks ties as Go's string comparison does. The
 		// index is on md5(run_key): the rows are found by it, and kept
-		// by the key itself.
-		sql = `WITH latest AS (SELECT run_key FROM miles_ci_attempts WHERE ` + where +
+		// by the key itself. A run counts by its attempts, not by a
+		// stop row.
+		sql = `WITH latest AS (SELECT run_key FROM miles_ci_attempts WHERE ` + where + attempts +
 			` GROUP BY run_key ORDER BY min(started) DESC, run_key COLLATE "C" DESC LIMIT $5) ` + sql +
 			` AND md5(run_key) IN (SELECT md5(run_key) FROM latest) AND run_key IN (SELECT run_key FROM latest)`
 		args = append(args, f.LastRuns)

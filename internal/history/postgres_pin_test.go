@@ -9,18 +9,22 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/radixark/miles-ci/internal/report"
 )
 
 // The table a writer creates and the bytes it stores are pinned, so that
 // a change to how the columns are declared cannot change either: the
 // columns (name, type, nullability, default) in their order, the
 // constraints and indexes, and every stored value of the sample rows,
-// row_key (the digest of a row's identity) included. Regenerate with
+// row_key (the digest of a row's identity) included, and a preflight's
+// stop row (Row.Stopped) of the first run. Regenerate with
 // UPDATE_GOLDEN=1 only for a new schema version.
 func TestPostgres_SchemaAndStoredRowsStayAsPinned(t *testing.T) {
 	p, url := openWriter(t)
 	ctx := context.Background()
-	_, err := p.Write(ctx, sampleRows())
+	rows := sampleRows()
+	_, err := p.Write(ctx, append(rows, Row{Run: rows[0].Run, Status: report.NotRun, Stopped: true}))
 	require.NoError(t, err)
 	conn := sqlConn(t, url)
 	execSQL(t, conn, `SET TimeZone = 'UTC'`)

@@ -11,7 +11,8 @@ import (
 
 // check says what is wrong with a row no run writes, by the rules a
 // report's attempts and run are held to when it is read (report.Parse):
-// a file, suite and backend named; a known status and cause; a
+// a file, suite and backend named (a preflight's stop row, Row.Stopped,
+// names no file and is no attempt); a known status and cause; a
 // fingerprint's name; elapsed seconds from 0 to 1e12; a shard within its
 // count (or none); and a setup in seconds within the same bounds (or
 // none). A row from a report that reads passes; a row the database holds
@@ -19,7 +20,9 @@ import (
 // on it would print what no report could say (a negative timing, a NaN).
 func (r *Row) check() error {
 	switch {
-	case r.File == "":
+	case r.Stopped && (r.File != "" || r.Attempt != 0 || r.Status != report.NotRun || r.Elapsed != 0):
+		return errors.New(`is a preflight's stop and an attempt; expected a stop with no file, attempt 0, status "NOT RUN" and no elapsed time`)
+	case r.File == "" && !r.Stopped:
 		return errors.New("has no file")
 	case r.Suite == "":
 		return errors.New("has no suite")
@@ -57,6 +60,9 @@ func (r *Row) describe() string {
 	run := "started " + r.Started.UTC().Format(report.StartedLayout)
 	if r.RunID != "" {
 		run = "run " + shown(r.RunID)
+	}
+	if r.Stopped {
+		return fmt.Sprintf("the preflight's stop of suite %s (%s)", shown(r.Suite), run)
 	}
 	return fmt.Sprintf("file %s attempt %d of suite %s (%s)", shown(r.File), r.Attempt, shown(r.Suite), run)
 }

@@ -71,8 +71,9 @@ type Row struct {
 	// SHA is the commit the job tested ("" when unknown: such a job's
 	// failures are never compared with another host's).
 	SHA string
-	// HostNotReady is set on every row of a job whose GPU preflight found
-	// the host not ready and stopped the run.
+	// HostNotReady is set on a row of a job whose GPU preflight found the
+	// host not ready and stopped the run: on every row of it (a report's)
+	// or on one (the history's stop row); one is enough.
 	HostNotReady bool
 	// File is the test file; "" for the one row of a job that listed no
 	// file.
@@ -172,6 +173,7 @@ func (a *Analyzer) Add(r Row) {
 		return
 	}
 	j := a.cur
+	j.hostNotReady = j.hostNotReady || r.HostNotReady
 	if r.File == "" {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/runner"
@@ -209,4 +210,78 @@ func TestRun_AnInterruptedRunStillFlushesItsRows(t *testing.T) {
 	assert.Equal(t, len(store.files()), rec.Written())
 	assert.NotContains(t, errOut.String(), "did not take")
 	assert.NotContains(t, errOut.String(), "failed")
+}
+
+// rowStore is a history.Writer that keeps every row it took.
+type rowStore struct {
+	mu   sync.Mutex
+	rows []history.Row
+}
+
+func (s *rowStore) Write(_ context.Context, rows []history.Row) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows = append(s.rows, rows...)
+	return len(rows), nil
+}
+
+func (s *rowStore) Close() error { return nil }
+
+// A run a GPU preflight stopped writes, as its files finish and at its
+// end, exactly the rows its report gives a reader (history.RowsOf): its
+// stop row too, whether the preflight stopped it before its first file
+// (the row alone, with the time the job held its host) or after an infra
+// failure (the attempts, then the row).
+func TestRun_TheRowsOfARunAPreflightStoppedAreTheReportsRows(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "broken")
+	// Ready until a test breaks the host; then it never answers.
+	tool := fakeTool(t, "nvidia-smi", `[ -e '`+flag+`' ] && { echo "Failed to initialize NVML: Unknown Error"; exit 255; }
+case "$*" in *--query-gpu=*) echo "0, GPU-fake-0, NVIDIA H100 80GB HBM3, 81559 MiB, 550.54.15" ;; esac
+`)
+	const line = "RuntimeError: Unexpected error from cudaGetDeviceCount(). Error 802: system not yet initialized"
+	root := testutil.TempTree(t, map[string]string{
+		"a.py": "touch '" + flag + "'\necho '" + line + "' >&2\nexit 1\n",
+		"b.py": "echo ok\n",
+	})
+	for _, tc := range []struct {
+		name string
+		path string // the PATH: no GPU tool in a job is a host not ready
+		rows int
+	}{
+		{"before the first file", t.TempDir(), 1},
+		{"after an infra failure", tool, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, os.RemoveAll(flag))
+			store := &rowStore{}
+			reportPath := filepath.Join(t.TempDir(), "r.json")
+			env := map[string]string{"PATH": tc.path, "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1",
+				"GITHUB_REPOSITORY": "radixark/miles", "GITHUB_JOB": "gpu", "RUNNER_NAME": "runner-x",
+				"MILES_CI_JOB_STARTED": time.Now().Add(-90 * time.Second).UTC().Format(time.RFC3339Nano)}
+			var out bytes.Buffer
+			got, err := Run(context.Background(), Spec{
+				Root: root, Plan: gpuPlan("a.py", "b.py"), Limits: runner.Limits{TimeoutPerFile: 60, MaxAttempts: 1},
+				Outputs: report.Outputs{JSONReport: reportPath}, Out: &out, ErrOut: &out, Getenv: envOf(env),
+				InfraFingerprints: config.Default().InfraFingerprints,
+				// A tool that fails is not asked again (the interval is
+				// past the timeout); one that answers has all the time
+				// a loaded machine needs.
+				Preflight: PreflightSpec{Config: config.Preflight{Timeout: time.Minute, Interval: 2 * time.Minute, QueryTimeout: time.Minute}},
+				Start:     (&testutil.Launcher{Shell: true}).Start,
+				History: &history.Recorder{URL: "postgres://fake", Where: "--history",
+					Open: func(context.Context, string) (history.Writer, error) { return store, nil }},
+			})
+			require.NoError(t, err, out.String())
+			require.True(t, got.HostNotReady, out.String())
+			rep, err := report.Read(reportPath)
+			require.NoError(t, err)
+			want, err := history.RowsOf(rep)
+			require.NoError(t, err)
+			require.Len(t, want, tc.rows)
+			stop := want[len(want)-1]
+			assert.True(t, stop.Stopped)
+			require.NotNil(t, stop.Setup, "the job's start is known")
+			assert.Equal(t, want, store.rows, "the rows written are the report's, in order")
+		})
+	}
 }

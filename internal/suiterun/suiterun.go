@@ -214,6 +214,9 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	if jobKnown {
 		doc.JobStarted = report.Stamp(job.Time)
 	}
+	if s.History != nil {
+		recordStop(ctx, s, doc)
+	}
 	if setup, ok := report.SetupSeconds(doc); ok {
 		fmt.Fprintf(s.Out, "[CI Setup] %s of setup: the job started at %s (%s), its first test at %s\n",
 			setupLength(setup), doc.JobStarted, job.From, doc.FirstTestStarted)
@@ -289,6 +292,19 @@ func recordFile(ctx context.Context, s Spec, head *report.Report) func(int, *run
 		one := (&runner.Results{Files: []runner.FileResult{*res}}).Document(head.Suite, head.Backend)
 		setTimeouts(one.Files, s.Limits)
 		s.History.Record(ctx, run.Rows(&one.Files[0]))
+	}
+}
+
+// recordStop hands the history the row that says a GPU preflight stopped
+// the run (history.Run.StopRow), made from the run's report as a reader
+// of the report makes it; a run no preflight stopped has none.
+func recordStop(ctx context.Context, s Spec, doc *report.Report) {
+	run, err := history.RunOf(doc)
+	if err != nil { // the report of a run always reads
+		return
+	}
+	if stop, ok := run.StopRow(doc); ok {
+		s.History.Record(ctx, []history.Row{stop})
 	}
 }
 
