@@ -90,12 +90,15 @@ var _ Answer = (*TriageAnswer)(nil)
 
 // Filter reads every attempt, the rows of one report together, as the
 // flaky and hosts answers do.
-func (a *TriageAnswer) Filter(f Filter) Filter { return FlakyFilter(f) }
+func (a *TriageAnswer) Filter(f Filter) Filter { return HostsFilter(f) }
 
 // Add takes one row of a run other than those triaged.
 func (a *TriageAnswer) Add(r *Row) error {
 	if a.exclude[r.Run.Key()] {
 		return nil
+	}
+	if r.Stopped { // a job a preflight stopped: only the hosts count it, as history hosts does
+		return a.hosts.Add(r)
 	}
 	if err := a.flaky.Add(r); err != nil {
 		return err

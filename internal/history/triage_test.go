@@ -38,7 +38,7 @@ func TestTriageAnswer_GathersWhatTheHistorySaysOfTheFailedFiles(t *testing.T) {
 		Host:  &report.Host{Repository: "o/r", RunID: "100", RunAttempt: "1", SHA: "c100", Event: "pull_request", PR: &pr, Runner: "r1"},
 		Files: []report.File{{File: "a.py", Status: f, Attempts: 1}, {File: "b.py", Status: p, Attempts: 1}}}
 	a := NewTriageAnswer([]*report.Report{triaged}, 2)
-	assert.Equal(t, FlakyFilter(Filter{}), a.Filter(Filter{}))
+	assert.Equal(t, HostsFilter(Filter{}), a.Filter(Filter{}), "every attempt and the stop rows, as history hosts reads them")
 
 	self := flakyRows("100", "c100", "r1", "a.py", f, f)
 	otherShard := flakyRows("100", "c100", "r2", "a.py", p)
@@ -54,6 +54,7 @@ func TestTriageAnswer_GathersWhatTheHistorySaysOfTheFailedFiles(t *testing.T) {
 		mainRows("6", "workflow_dispatch", 29, report.CauseTest, f),
 		mainRows("7", "schedule", 30, "", report.Interrupted),
 		flakyRows("8", "c100", "r1", "b.py", p), // a file that did not fail
+		{{Run: flakyRows("9", "c100", "r1", "a.py", p)[0].Run, Status: report.NotRun, Stopped: true}}, // the hosts' alone
 	})
 	h := a.Result()
 	require.NotNil(t, h.Hosts)
@@ -70,8 +71,9 @@ func TestTriageAnswer_GathersWhatTheHistorySaysOfTheFailedFiles(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"1 passed", "2 failed", "3 failed"}, ids)
 
-	// The hosts verdict counts every row but the triaged run's three.
-	assert.Equal(t, 11, a.hosts.Rows)
+	// The hosts verdict counts every row but the triaged run's three,
+	// the stop row included; the file's figures above never saw it.
+	assert.Equal(t, 12, a.hosts.Rows)
 }
 
 // A run outside GitHub Actions is left out by its own identity: its
