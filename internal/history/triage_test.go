@@ -53,7 +53,7 @@ func TestTriageAnswer_GathersWhatTheHistorySaysOfTheFailedFiles(t *testing.T) {
 		mainRows("5", "pull_request", 29, report.CauseTest, f),
 		mainRows("6", "workflow_dispatch", 29, report.CauseTest, f),
 		mainRows("7", "schedule", 30, "", report.Interrupted),
-		flakyRows("8", "c100", "r1", "b.py", p), // a file that did not fail
+		flakyRows("8", "c100", "r1", "b.py", p),                                                       // a file that did not fail
 		{{Run: flakyRows("9", "c100", "r1", "a.py", p)[0].Run, Status: report.NotRun, Stopped: true}}, // the hosts' alone
 	})
 	h := a.Result()
