@@ -15,7 +15,8 @@ import (
 // the infra failures with the host they happened on (infraSection). The
 // cause of a failed attempt is shown where it is infra: "exit code N" and
 // "timeout after Ts" already say test and timeout, and a summary of a run
-// without infra failures stays as it was.
+// without infra failures stays as it was. Last comes the timeline of the
+// attempts (timelineSection), for a report that says when they started.
 func StepSummary(r *report.Report) string {
 	rows := make([]ghactions.SummaryRow, len(r.Files))
 	for i := range r.Files {
@@ -55,7 +56,8 @@ func StepSummary(r *report.Report) string {
 	if r.Shards != nil {
 		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r) + quarantineSection(r)
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r) + quarantineSection(r) +
+		timelineSection(r)
 }
 
 // quarantineSection lists the files that ran under the configuration's
