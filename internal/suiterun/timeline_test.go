@@ -3,6 +3,7 @@ package suiterun
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,10 +41,13 @@ type timelineBar struct {
 	attempt    int // 0 when the bar does not say (a file of one attempt)
 	status     string
 	crit       bool
-	start, end float64
+	start, end int64 // milliseconds from the run's start
 }
 
-var barLine = regexp.MustCompile(`^    "([^"]*)"(?: attempt (\d+))?(?: (FAIL|TIMEOUT|INTERRUPTED))?(?: quarantined)? : (?:active, )?(?:(crit|done), )?([0-9.]+), ([0-9.]+)$`)
+var barLine = regexp.MustCompile(`^    "([^"]*)"(?: attempt (\d+))?(?: (FAIL|TIMEOUT|INTERRUPTED))?(?: quarantined)? : (?:active, )?(?:(crit|done), )?([0-9]+), ([0-9]+)$`)
+
+// ms is seconds in whole milliseconds.
+func ms(seconds float64) int64 { return int64(math.Round(seconds * 1000)) }
 
 // readTimeline parses the Mermaid gantt chart of a step summary back into
 // its sections' names and its bars.
@@ -54,7 +58,7 @@ func readTimeline(t *testing.T, md string) (sections []string, bars []timelineBa
 	body, _, ok := strings.Cut(after, "\n```\n")
 	require.True(t, ok, "the chart ends")
 	lines := strings.Split(body, "\n")
-	require.Equal(t, []string{"gantt", "    dateFormat X", "    axisFormat %s", "    todayMarker off"}, lines[:4])
+	require.Equal(t, []string{"gantt", "    dateFormat x", "    axisFormat %s", "    todayMarker off"}, lines[:4])
 	for _, l := range lines[4:] {
 		if name, ok := strings.CutPrefix(l, "    section "); ok {
 			sections = append(sections, name)
@@ -67,9 +71,9 @@ func readTimeline(t *testing.T, md string) (sections []string, bars []timelineBa
 			b.attempt, _ = strconv.Atoi(m[2])
 		}
 		var err error
-		b.start, err = strconv.ParseFloat(m[5], 64)
+		b.start, err = strconv.ParseInt(m[5], 10, 64)
 		require.NoError(t, err)
-		b.end, err = strconv.ParseFloat(m[6], 64)
+		b.end, err = strconv.ParseInt(m[6], 10, 64)
 		require.NoError(t, err)
 		bars = append(bars, b)
 	}
@@ -118,7 +122,7 @@ func TestRun_TheStepSummaryDrawsEachAttemptOnTheRunsClock(t *testing.T) {
 			assert.Greater(t, *a.Offset, prevEnd, "%s attempt %d starts after the attempt before it ended", f.File, a.Attempt)
 			end := report.Seconds(*a.Offset + a.Elapsed)
 			prevEnd = end
-			b := timelineBar{file: f.File, crit: a.Status.Failed(), start: *a.Offset, end: end}
+			b := timelineBar{file: f.File, crit: a.Status.Failed(), start: ms(*a.Offset), end: ms(*a.Offset) + ms(a.Elapsed)}
 			if len(f.AttemptsDetail) > 1 {
 				b.attempt = a.Attempt
 			}
@@ -136,5 +140,5 @@ func TestRun_TheStepSummaryDrawsEachAttemptOnTheRunsClock(t *testing.T) {
 	sections, bars := readTimeline(t, string(md))
 	assert.Equal(t, []string{"run"}, sections)
 	assert.Equal(t, attempts, bars)
-	assert.True(t, slices.IsSortedFunc(bars, func(x, y timelineBar) int { return int(x.start*1000) - int(y.start*1000) }))
+	assert.True(t, slices.IsSortedFunc(bars, func(x, y timelineBar) int { return int(x.start - y.start) }))
 }

@@ -3,6 +3,7 @@ package view
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,12 +20,13 @@ const TimelineMax = 200
 // Mermaid gantt chart that GitHub draws in a step summary: one bar per
 // attempt that says when it started (report.Attempt.Offset), a retry as a
 // bar of its own, a failed attempt in red (crit), a quarantined file's
-// outlined (active), an interrupted one grey (done). The axis is in
-// seconds from the report's start (dateFormat X reads a bar's start and
-// end as seconds, axisFormat %s writes them so, whatever the reader's
-// time zone). A run has one section, its shard; a merge one per shard,
-// side by side on the clock of the earliest, each shard's reruns in its
-// own section. File names are written inert (textfmt.MermaidName).
+// outlined (active), an interrupted one grey (done). A bar's start and end
+// are milliseconds from the report's start (dateFormat x: Mermaid 11 reads
+// no fraction of a second in X's seconds), and the axis counts seconds
+// from it (axisFormat %s, the same in every reader's time zone). A run
+// has one section, its shard; a merge one per shard, side by side on the
+// clock of the earliest, each shard's reruns in its own section. File
+// names are written inert (textfmt.MermaidName).
 //
 // A report of which no attempt has an offset (one of an older run) has no
 // timeline: "", so its summary is what it always was. Above TimelineMax
@@ -45,7 +47,7 @@ func timelineSection(r *report.Report) string {
 	} else {
 		b.WriteString("**Timeline** (each attempt, in seconds from the run's start; failed attempts in red):\n\n")
 	}
-	b.WriteString("```mermaid\ngantt\n    dateFormat X\n    axisFormat %s\n    todayMarker off\n")
+	b.WriteString("```mermaid\ngantt\n    dateFormat x\n    axisFormat %s\n    todayMarker off\n")
 	section := -2 // no section yet
 	for _, br := range bars {
 		if br.shard != section {
@@ -53,8 +55,8 @@ func timelineSection(r *report.Report) string {
 			fmt.Fprintf(&b, "    section %s\n", sectionName(br.shard, r))
 		}
 		a := br.attempt
-		start := report.Seconds(*a.Offset)
-		fmt.Fprintf(&b, "    %s : %s%s, %s\n", br.label(), br.tags(), seconds(start), seconds(report.Seconds(start+a.Elapsed)))
+		start := milliseconds(*a.Offset)
+		fmt.Fprintf(&b, "    %s : %s%d, %d\n", br.label(), br.tags(), start, start+milliseconds(a.Elapsed))
 	}
 	b.WriteString("```\n\n")
 	if unplaced > 0 {
@@ -169,8 +171,8 @@ func (b bar) tags() string {
 	return t
 }
 
-// seconds writes seconds to the millisecond, no exponent and no trailing
-// zeros: the X date format of Mermaid reads at most three decimals.
-func seconds(s float64) string {
-	return strconv.FormatFloat(s, 'f', -1, 64)
+// milliseconds is seconds in whole milliseconds, the precision of a
+// report's times.
+func milliseconds(seconds float64) int64 {
+	return int64(math.Round(seconds * 1000))
 }

@@ -52,15 +52,15 @@ func TestTimeline_ARunShowsEachAttemptOnItsClock(t *testing.T) {
 	want := "**Timeline** (each attempt, in seconds from the run's start; failed attempts in red):\n\n" +
 		"```mermaid\n" +
 		"gantt\n" +
-		"    dateFormat X\n" +
+		"    dateFormat x\n" +
 		"    axisFormat %s\n" +
 		"    todayMarker off\n" +
 		"    section shard 2/2\n" +
-		"    \"tests/a.py\" : 0.512, 12.857\n" +
-		"    \"tests/flaky.py\" attempt 1 FAIL : crit, 12.9, 14\n" +
-		"    \"tests/flaky.py\" attempt 2 : 14.01, 20\n" +
-		"    \"tests/q.py\" TIMEOUT quarantined : active, crit, 20, 80\n" +
-		"    \"tests/stop.py\" INTERRUPTED : done, 80.25, 81\n" +
+		"    \"tests/a.py\" : 512, 12857\n" +
+		"    \"tests/flaky.py\" attempt 1 FAIL : crit, 12900, 14000\n" +
+		"    \"tests/flaky.py\" attempt 2 : 14010, 20000\n" +
+		"    \"tests/q.py\" TIMEOUT quarantined : active, crit, 20000, 80000\n" +
+		"    \"tests/stop.py\" INTERRUPTED : done, 80250, 81000\n" +
 		"```\n\n"
 	assert.Equal(t, want, timelineSection(r))
 	assert.True(t, strings.HasSuffix(StepSummary(r), "\n\n"+want), "the timeline ends the summary")
@@ -83,16 +83,16 @@ func TestTimeline_AMergeHasASectionPerShard(t *testing.T) {
 	assert.Equal(t, "**Timeline** (each attempt of the runs merged, in seconds from the first one's start; a section per shard, with its reruns; failed attempts in red):\n\n"+
 		"```mermaid\n"+
 		"gantt\n"+
-		"    dateFormat X\n"+
+		"    dateFormat x\n"+
 		"    axisFormat %s\n"+
 		"    todayMarker off\n"+
 		"    section shard 1/2\n"+
-		"    \"a.py\" : 0.5, 4.5\n"+
-		"    \"b.py\" : 4.5, 34.5\n"+
+		"    \"a.py\" : 500, 4500\n"+
+		"    \"b.py\" : 4500, 34500\n"+
 		"    section shard 2/2\n"+
-		"    \"c.py\" attempt 1 FAIL : crit, 6.5, 8.5\n"+
-		"    \"d.py\" : 8.75, 10\n"+
-		"    \"c.py\" attempt 2 : 62.001, 64.001\n"+
+		"    \"c.py\" attempt 1 FAIL : crit, 6500, 8500\n"+
+		"    \"d.py\" : 8750, 10000\n"+
+		"    \"c.py\" attempt 2 : 62001, 64001\n"+
 		"```\n\n", timelineSection(m))
 
 	// A report of an older run merged in has no offsets: its attempts are
@@ -104,15 +104,15 @@ func TestTimeline_AMergeHasASectionPerShard(t *testing.T) {
 	m, err = report.Merge(zero, old, whole)
 	require.NoError(t, err)
 	got := timelineSection(m)
-	assert.Contains(t, got, "    section shard 1/2\n    \"a.py\" : 3600.5, 3604.5\n    \"b.py\" : 3604.5, 3634.5\n    section run\n    \"f.py\" : 3600, 3601\n```\n\n")
+	assert.Contains(t, got, "    section shard 1/2\n    \"a.py\" : 3600500, 3604500\n    \"b.py\" : 3604500, 3634500\n    section run\n    \"f.py\" : 3600000, 3601000\n```\n\n")
 	assert.True(t, strings.HasSuffix(got, "```\n\nNot on the timeline: 1 attempt of reports that do not say when their attempts started.\n\n"), got)
 }
 
 // ganttLine is every line a timeline's chart may hold: its settings, a
 // section of miles-ci's, or a bar whose name (quoted, inert) is followed
 // by words of miles-ci's, a ':' and the bar's tags, start and end.
-var ganttLine = regexp.MustCompile(`^(gantt|    dateFormat X|    axisFormat %s|    todayMarker off|    section (shard \d+(/\d+)?|run)|` +
-	`    "[^"\n:#;%` + "`" + `<>&]*"( attempt \d+)?( (FAIL|TIMEOUT|INTERRUPTED))?( quarantined)? : (active, )?((crit|done), )?\d+(\.\d{1,3})?, \d+(\.\d{1,3})?)$`)
+var ganttLine = regexp.MustCompile(`^(gantt|    dateFormat x|    axisFormat %s|    todayMarker off|    section (shard \d+(/\d+)?|run)|` +
+	`    "[^"\n:#;%` + "`" + `<>&]*"( attempt \d+)?( (FAIL|TIMEOUT|INTERRUPTED))?( quarantined)? : (active, )?((crit|done), )?\d+, \d+)$`)
 
 // chartOf splits a summary into its Mermaid chart's lines and the rest.
 func chartOf(t *testing.T, md string) (chart []string, rest string) {
