@@ -140,8 +140,9 @@ func NewCmdReportSummary(f *Factory, runF func(*ReportSummaryOptions) error) *co
 		Short: "Print a report as the Markdown table of the step summary",
 		Long: `Print the Markdown that run appends to GITHUB_STEP_SUMMARY, for any report
 (a merged suite report gives the whole suite in one table): every file with its
-status, attempts and time, then the flaky and the retried files. --junit-xml also
-writes the report as JUnit XML.`,
+status, attempts and time, then the flaky and the retried files, and a timeline
+of the attempts (a Mermaid chart; a merge's has a section per shard). --junit-xml
+also writes the report as JUnit XML.`,
 		Example:     `  miles-ci report summary suite.json --junit-xml suite.xml >> "$GITHUB_STEP_SUMMARY"`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: finishOnSignal("writes --junit-xml OUT.xml"),

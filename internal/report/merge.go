@@ -3,7 +3,9 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"time"
 )
 
 // Merge combines reports of one suite (its shards, and their reruns) into
@@ -23,7 +25,12 @@ import (
 //     when a file's final entry did not pass and comes from an interrupted
 //     run; its elapsed time is the sum of the runs';
 //   - its cadence is the reports' when they all name the same one, else
-//     ""; its start is the earliest of theirs.
+//     ""; its start is the earliest of theirs;
+//   - an attempt's offset (Attempt.Offset) is moved onto that start, so
+//     that every attempt of the merge is on one clock, and an attempt of a
+//     shard's report that has one gets the shard (Attempt.Shard); an
+//     attempt of a report with no start loses its offset, which says
+//     nothing without one.
 //
 // A file registered twice in a suite is listed twice in its reports: its
 // k-th listing in one report matches its k-th listing in another. Reports
@@ -69,6 +76,16 @@ type Merger struct {
 	cover        coverage
 	// cadences are the distinct cadences of the reports added.
 	cadences []string
+	// clock is the start the offsets of out's attempts count from.
+	clock clock
+}
+
+// clock is the start a merge's offsets count from so far: the start of
+// the first report added with an offset, until Report moves them all onto
+// the merge's own.
+type clock struct {
+	set   bool
+	start time.Time
 }
 
 // coverage is what the reports added say of the part of the suite they
@@ -119,8 +136,9 @@ func (m *Merger) Add(r *Report) error {
 		m.out.Hosts = append(m.out.Hosts, *r.Host)
 	}
 	m.out.Hosts = append(m.out.Hosts, r.Hosts...)
+	files := m.clock.place(r)
 	seen := map[string]int{}
-	for _, f := range r.Files {
+	for _, f := range files {
 		k := mergeKey{f.File, seen[f.File]}
 		seen[f.File]++
 		i, ok := m.index[k]
@@ -149,6 +167,7 @@ func (m *Merger) Report() *Report {
 	if out == nil {
 		return nil
 	}
+	m.clock.moveTo(out)
 	out.Elapsed = Seconds(m.elapsed)
 	out.Partition, out.Plan, out.Shards = nil, "", nil
 	out.unscoped = m.cover.unscoped
@@ -291,4 +310,91 @@ func combine(prev *File, last File) File {
 		last.Flaky = true
 	}
 	return last
+}
+
+// place returns r's files with their attempts' offsets counted from the
+// clock's start, and the shard of r, when r is a shard's, on each attempt
+// that has an offset and no shard yet; r itself is left as it was. The
+// first report with an offset sets the clock. A report of no start (or of
+// one that is no time) has offsets that say nothing: they are dropped. A
+// report without any offset (one of an older run) is returned as it is.
+func (c *clock) place(r *Report) []File {
+	if !hasOffsets(r) {
+		return r.Files
+	}
+	started, err := time.Parse(time.RFC3339Nano, r.Started)
+	known := r.Started != "" && err == nil
+	if known && !c.set {
+		c.set, c.start = true, started
+	}
+	files := slices.Clone(r.Files)
+	for i := range files {
+		detail := slices.Clone(files[i].AttemptsDetail)
+		for j := range detail {
+			a := &detail[j]
+			if a.Offset == nil {
+				continue
+			}
+			if !known {
+				a.Offset = nil
+				continue
+			}
+			a.Offset = shifted(*a.Offset, started.Sub(c.start))
+			if a.Shard == nil && r.Partition != nil {
+				id := r.Partition.ID
+				a.Shard = &id
+			}
+		}
+		files[i].AttemptsDetail = detail
+	}
+	return files
+}
+
+// moveTo moves the offsets of out's attempts onto out's start, the
+// earliest of the reports merged: none is then negative. A start that is
+// no time (a report of no run wrote it) can place nothing: the offsets
+// are dropped. Calling it again moves nothing.
+func (c *clock) moveTo(out *Report) {
+	if !c.set {
+		return
+	}
+	start, err := time.Parse(time.RFC3339Nano, out.Started)
+	if err == nil && start.Equal(c.start) {
+		return
+	}
+	by := c.start.Sub(start)
+	for i := range out.Files {
+		for j := range out.Files[i].AttemptsDetail {
+			a := &out.Files[i].AttemptsDetail[j]
+			switch {
+			case a.Offset == nil:
+			case err != nil:
+				a.Offset = nil
+			default:
+				a.Offset = shifted(*a.Offset, by)
+			}
+		}
+	}
+	c.start = start
+	c.set = err == nil
+}
+
+// hasOffsets reports whether an attempt of r has an offset.
+func hasOffsets(r *Report) bool {
+	for i := range r.Files {
+		for _, a := range r.Files[i].AttemptsDetail {
+			if a.Offset != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shifted is offset seconds moved by d, to the millisecond, counted in
+// whole milliseconds so that no rounding accumulates.
+func shifted(offset float64, d time.Duration) *float64 {
+	ms := math.Round(offset*1000) + float64(d.Milliseconds())
+	v := ms / 1000
+	return &v
 }

@@ -21,8 +21,10 @@
 //	            "exit_code": int|null, "timed_out": bool, "timeout_after": seconds|null,
 //	            "est_time", "reason": "" | "exit code 3" | "timeout after 60s" | ...,
 //	            "cause": "" | "test" | "timeout" | "infra" (the last attempt's),
-//	            "attempts_detail": [{"attempt", "status", "elapsed", "exit_code",
-//	                                 "timed_out", "timeout_after", "timeout", "reason",
+//	            "attempts_detail": [{"attempt", "status", "elapsed",
+//	                                 "offset": seconds (omitted when unknown),
+//	                                 "shard": id (a merge's, omitted when unknown),
+//	                                 "exit_code", "timed_out", "timeout_after", "timeout", "reason",
 //	                                 "cause", "cause_line", "fingerprint",
 //	                                 "output_tail": string|null}...]}...]}
 //
@@ -39,7 +41,10 @@
 // "workflow" and "event" and each attempt's "timeout", which the run
 // history (package history) reads: a report without "started" cannot be
 // placed in time, and the history skips it; and "first_test_started" and
-// "job_started".
+// "job_started"; and each attempt's "offset" and "shard", which place it
+// on the run's timeline (view's step summary), left out where unknown so
+// that a report of an older run reads, merges and is written back as
+// before.
 package report
 
 import (
@@ -200,12 +205,21 @@ func (f *File) Forgiven() bool { return f.Quarantined && f.Status.Failed() }
 
 // Attempt is one run of a file.
 type Attempt struct {
-	Attempt      int     `json:"attempt"` // 1-based
-	Status       Status  `json:"status"`
-	Elapsed      float64 `json:"elapsed"`
-	ExitCode     *int    `json:"exit_code"`
-	TimedOut     bool    `json:"timed_out"`
-	TimeoutAfter *int    `json:"timeout_after"`
+	Attempt int     `json:"attempt"` // 1-based
+	Status  Status  `json:"status"`
+	Elapsed float64 `json:"elapsed"`
+	// Offset is when the attempt started, in seconds after the report's
+	// Started, to the millisecond: a merge moves its reports' offsets onto
+	// its own (earliest) start. Shard is the shard (0-based) of the run
+	// that made the attempt, set by a merge on the attempts of a shard's
+	// report that have an offset. Both are nil, and left out of the
+	// document, in a report written before reports had them: such an
+	// attempt cannot be placed on the run's timeline.
+	Offset       *float64 `json:"offset,omitempty"`
+	Shard        *int     `json:"shard,omitempty"`
+	ExitCode     *int     `json:"exit_code"`
+	TimedOut     bool     `json:"timed_out"`
+	TimeoutAfter *int     `json:"timeout_after"`
 	// Timeout is the attempt's effective time limit in seconds (the
 	// per-file timeout, plus the retry increase when retrying, or
 	// registry.TimeoutFactor times est_time when longer), whatever its
@@ -705,6 +719,12 @@ func CheckAttempt(a *Attempt) error {
 	}
 	if !validSeconds(a.Elapsed) {
 		return fmt.Errorf(`has "elapsed" %g; expected seconds, from 0 to %g`, a.Elapsed, maxSeconds)
+	}
+	if a.Offset != nil && !validSeconds(*a.Offset) {
+		return fmt.Errorf(`has "offset" %g; expected seconds, from 0 to %g`, *a.Offset, maxSeconds)
+	}
+	if a.Shard != nil && (*a.Shard < 0 || *a.Shard >= maxShards) {
+		return fmt.Errorf(`has "shard" %d; expected a shard from 0 to %d`, *a.Shard, maxShards-1)
 	}
 	return nil
 }

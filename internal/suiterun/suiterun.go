@@ -203,6 +203,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 
 	doc := rep.Document(p.Suite.Name, string(p.Backend))
 	setTimeouts(doc.Files, s.Limits)
+	setOffsets(doc.Files, rep.Files, head.Started)
 	// What the report covers, so that no later reader (a rerun, a merge)
 	// takes it for another shard's.
 	doc.Partition, doc.Plan = p.Partition(), p.Digest
@@ -226,7 +227,7 @@ func Run(ctx context.Context, s Spec) (Outcome, error) {
 	}
 	reportErr := report.WriteOutputs(s.Outputs, doc)
 	if path := s.Getenv(envStepSummary); path != "" {
-		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc)+triageSection(ctx, s, doc, now)); err != nil {
+		if err := ghactions.AppendStepSummary(path, view.StepSummary(doc, triageSection(ctx, s, doc, now))); err != nil {
 			fmt.Fprintf(s.ErrOut, "warning: %v\n", err)
 		}
 	}
@@ -317,6 +318,28 @@ func setTimeouts(files []report.File, limits runner.Limits) {
 		t := limits.EffectiveTimeout(float64(f.EstTime))
 		for j := range f.AttemptsDetail {
 			f.AttemptsDetail[j].Timeout = t
+		}
+	}
+}
+
+// setOffsets records in each attempt when it started, in seconds after
+// the run's start as the report says it (started, to the millisecond):
+// its place on the run's timeline. files are the report's entries of
+// results, attempt for attempt. An attempt starts no earlier than the run;
+// a wall clock stepped back in between gives 0.
+func setOffsets(files []report.File, results []runner.FileResult, started string) {
+	start, err := time.Parse(time.RFC3339Nano, started)
+	if err != nil {
+		return
+	}
+	for i := range files {
+		for j := range files[i].AttemptsDetail {
+			began := results[i].Attempts[j].Started
+			if began.IsZero() {
+				continue
+			}
+			offset := report.Seconds(max(began.Sub(start), 0).Seconds())
+			files[i].AttemptsDetail[j].Offset = &offset
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,8 +81,11 @@ func TestRun_TheStepSummaryTriagesTheFailedFilesFromTheHistory(t *testing.T) {
 	got, with, errOut := runForSummary(t, true, open)
 	assert.Equal(t, Outcome{Code: 1}, got)
 	assert.Empty(t, errOut)
-	assert.Equal(t, without+"**Triage** (what most likely failed each file, from the run history of the last 30 days; `miles-ci help reports`):\n"+
-		"- `bad.py` **broken-on-main**: failed the latest run on the default branch: run 77 at 0ld5ha (2026-12-01)\n\n", with)
+	lists, timeline, ok := strings.Cut(without, "**Timeline**")
+	require.True(t, ok, "the summary draws its timeline:\n%s", without)
+	assert.Equal(t, lists+"**Triage** (what most likely failed each file, from the run history of the last 30 days; `miles-ci help reports`):\n"+
+		"- `bad.py` **broken-on-main**: failed the latest run on the default branch: run 77 at 0ld5ha (2026-12-01)\n\n"+
+		"**Timeline**"+timeline, with, "the Triage section comes after the lists, before the timeline")
 
 	_, clean, _ := runForSummary(t, false, nil)
 	_, cleanWith, errOut := runForSummary(t, false, open)

@@ -4,7 +4,8 @@
 // every list and count reads the same; and how text from outside miles-ci
 // is shown inert in them, in one file per output: terminal.go for a
 // terminal or a log (OneLine, OneColumn, Term, Cell, LineStart),
-// markdown.go for a step summary (Markdown, MarkdownCode).
+// markdown.go for a step summary (Markdown, MarkdownCode), mermaid.go for
+// a chart in one (MermaidName).
 package textfmt
 
 import (

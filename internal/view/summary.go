@@ -15,8 +15,11 @@ import (
 // the infra failures with the host they happened on (infraSection). The
 // cause of a failed attempt is shown where it is infra: "exit code N" and
 // "timeout after Ts" already say test and timeout, and a summary of a run
-// without infra failures stays as it was.
-func StepSummary(r *report.Report) string {
+// without infra failures stays as it was. Then come the caller's own
+// sections (run's Triage), which a person looks for before the picture,
+// and last the timeline of the attempts (timelineSection), for a report
+// that says when they started.
+func StepSummary(r *report.Report, sections ...string) string {
 	rows := make([]ghactions.SummaryRow, len(r.Files))
 	for i := range r.Files {
 		f := &r.Files[i]
@@ -55,7 +58,8 @@ func StepSummary(r *report.Report) string {
 	if r.Shards != nil {
 		missing = ghactions.MissingShards{IDs: r.Shards.Missing, Of: r.Shards.Size}
 	}
-	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r) + quarantineSection(r)
+	return ghactions.RunSummary(strings.ToUpper(r.Backend)+" "+r.Suite+OnHost(r.Host), rows, missing, hostNotReady(r)...) + infraSection(r) + quarantineSection(r) +
+		strings.Join(sections, "") + timelineSection(r)
 }
 
 // quarantineSection lists the files that ran under the configuration's
