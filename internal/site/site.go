@@ -164,7 +164,7 @@ type timingRow struct{ File, Suite, Runs, Median, P90, Max, Fig string }
 
 type flakyRow struct {
 	File, Suite, Runs, Failures, Retried, SameSHA, Rate, OnlyOn, Quarantine, Fig string
-	Tied                                                                      bool
+	Tied                                                                         bool
 }
 
 type quarantineRow struct{ File, Suites, Until, State, Reason string }
