@@ -24,7 +24,7 @@ var deciding = []string{"config", "pysrc", "registry", "policy", "prune", "suite
 
 // output are the packages that render, print or run: a deciding package
 // never depends on one.
-var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", "complete", "textfmt", "site"}
+var output = []string{"cli", "view", "ghactions", "runner", "suiterun", "lint", "complete", "textfmt"}
 
 // support are the other packages: formats, file handling and helpers that
 // both sides use (argparse, pyfmt, report, fsutil), the job's start as the

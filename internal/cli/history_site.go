@@ -16,8 +16,8 @@ import (
 	"github.com/radixark/miles-ci/internal/fsutil"
 	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/hostcheck"
-	"github.com/radixark/miles-ci/internal/site"
 	"github.com/radixark/miles-ci/internal/textfmt"
+	"github.com/radixark/miles-ci/internal/view"
 )
 
 // HistorySiteOptions are the flags of `miles-ci history site`.
@@ -96,7 +96,7 @@ func historySiteRun(ctx context.Context, f *Factory, opts *HistorySiteOptions) e
 	in := siteInput(answer, opts, now)
 	in.Quarantine, in.QuarantineOff = cfg.Quarantine, cfg.QuarantineOff
 	var page bytes.Buffer
-	if err := site.Write(&page, in); err != nil {
+	if err := view.Site(&page, in); err != nil {
 		return err
 	}
 	if opts.Output == "" {
@@ -116,8 +116,8 @@ func historySiteRun(ctx context.Context, f *Factory, opts *HistorySiteOptions) e
 
 // siteInput is the page's input: the answers' results, and the scope
 // and filter flags they were asked with.
-func siteInput(a *history.SiteAnswer, opts *HistorySiteOptions, now time.Time) *site.Input {
-	in := &site.Input{Now: now, Days: opts.Days, Cost: a.Cost.Result(), Timings: a.Timings.Files(),
+func siteInput(a *history.SiteAnswer, opts *HistorySiteOptions, now time.Time) *view.SiteInput {
+	in := &view.SiteInput{Now: now, Days: opts.Days, Cost: a.Cost.Result(), Timings: a.Timings.Files(),
 		Flaky: a.Flaky.Result(), Hosts: a.Hosts.Result(), Timelines: a.Timelines()}
 	in.Drifts = a.Drifts(in.Timings)
 	days, costs := a.CostByDay.Days()

@@ -1,12 +1,13 @@
-// Package site renders the CI health page of `miles-ci history site`: one
-// self-contained HTML file (inline CSS and SVG charts; no script, font or
-// image from anywhere; light and dark) made of the history's answers.
-// It computes no figure of its own: every number is a field of an answer
-// (package history) written as that question's output writes it, and
-// every chart is laid out from those fields. Names from the history (file,
-// suite, host) are shown as the text tables show them (textfmt.Cell) and
-// escaped by html/template.
-package site
+package view
+
+// The CI health page of `miles-ci history site`: one self-contained HTML
+// file (inline CSS and SVG charts; no script, font or image from
+// anywhere; light and dark) made of the history's answers. It computes no
+// figure of its own: every number is a field of an answer (package
+// history) written as that question's output writes it, and every chart
+// is laid out from those fields. Names from the history (file, suite,
+// host) are shown as the text tables show them (textfmt.Cell) and escaped
+// by html/template.
 
 import (
 	_ "embed"
@@ -23,12 +24,11 @@ import (
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/registry"
 	"github.com/radixark/miles-ci/internal/textfmt"
-	"github.com/radixark/miles-ci/internal/view"
 )
 
-// Input is what the page shows: the answers of one scan of the history
+// SiteInput is what the page shows: the answers of one scan of the history
 // (history.SiteAnswer) and how it was asked.
-type Input struct {
+type SiteInput struct {
 	// Now is when the page was built; Scope says which runs were read
 	// ("the runs of the last 30 days"), FilterArgs are the filter flags
 	// that narrowed them, for the commands the page suggests.
@@ -76,15 +76,14 @@ const (
 	maxBarsPerSuite = 800
 )
 
-//go:embed page.html.tmpl
-var pageText string
+//go:embed site_page.html.tmpl
+var sitePageText string
 
-var pageTmpl = template.Must(template.New("page").Parse(pageText))
+var sitePage = template.Must(template.New("site").Parse(sitePageText))
 
-// Write writes the page.
-func Write(w io.Writer, in *Input) error {
-	p := build(in)
-	return pageTmpl.Execute(w, p)
+// Site writes the CI health page.
+func Site(w io.Writer, in *SiteInput) error {
+	return sitePage.Execute(w, buildSite(in))
 }
 
 // name is a name from the history as the page shows it.
@@ -176,7 +175,7 @@ type hostRow struct {
 	Suspect                                                        bool
 }
 
-func build(in *Input) *page {
+func buildSite(in *SiteInput) *page {
 	p := &page{Generated: in.Now.UTC().Format("2006-01-02 15:04 UTC"), Scope: in.Scope,
 		Attempts: in.Cost.Attempts, Jobs: in.Cost.Jobs, Empty: in.Cost.Attempts == 0}
 	axis := dayAxis(in)
@@ -202,15 +201,15 @@ func share(part, whole int64) string {
 	if whole == 0 {
 		return "-"
 	}
-	return view.Percent(float64(part) / float64(whole))
+	return Percent(float64(part) / float64(whole))
 }
 
-func buildCost(p *page, in *Input, axis []string) {
+func buildCost(p *page, in *SiteInput, axis []string) {
 	c := &in.Cost.Cost
 	p.Tiles = []tile{
-		{Label: "GPU-hours", Value: view.GPUHours(c.Total()), Fig: "cost.gpu_hours.total", Note: "of " + textfmt.CountNoun(in.Cost.Jobs, "job"), Href: "#cost"},
-		{Label: "useful", Value: view.GPUHours(c.Useful()), Fig: "cost.gpu_hours.useful", Note: "passed, failed, setup", Class: "useful", Href: "#cost"},
-		{Label: "wasted", Value: view.GPUHours(c.Wasted()), Fig: "cost.gpu_hours.wasted", Note: share(c.Wasted(), c.Total()) + " of the total", Class: "wasted", Href: "#cost"},
+		{Label: "GPU-hours", Value: GPUHours(c.Total()), Fig: "cost.gpu_hours.total", Note: "of " + textfmt.CountNoun(in.Cost.Jobs, "job"), Href: "#cost"},
+		{Label: "useful", Value: GPUHours(c.Useful()), Fig: "cost.gpu_hours.useful", Note: "passed, failed, setup", Class: "useful", Href: "#cost"},
+		{Label: "wasted", Value: GPUHours(c.Wasted()), Fig: "cost.gpu_hours.wasted", Note: share(c.Wasted(), c.Total()) + " of the total", Class: "wasted", Href: "#cost"},
 		countTile("files past their limit", len(in.Drifts), "p90 over 1.25 × est_time", "#timings"),
 		countTile("flaky files", len(in.Flaky.Files), "failed or passed on a retry", "#flaky"),
 		countTile("suspect hosts", len(in.Hosts.Suspects), "of "+textfmt.CountNoun(len(in.Hosts.Hosts), "host"), "#hosts"),
@@ -221,10 +220,10 @@ func buildCost(p *page, in *Input, axis []string) {
 			kind = "wasted"
 		}
 		p.Categories = append(p.Categories, catRow{Kind: kind, Name: strings.ReplaceAll(cat.String(), "_", " "),
-			Hours: view.GPUHours(c.Of(cat)), Share: share(c.Of(cat), c.Total()), Fig: "cost.gpu_seconds." + cat.String()})
+			Hours: GPUHours(c.Of(cat)), Share: share(c.Of(cat), c.Total()), Fig: "cost.gpu_seconds." + cat.String()})
 	}
 	p.CostLine = fmt.Sprintf("In GPU-seconds, to the millisecond: %s = useful %s + wasted %s.",
-		view.GPUSeconds(c.Total()), view.GPUSeconds(c.Useful()), view.GPUSeconds(c.Wasted()))
+		GPUSeconds(c.Total()), GPUSeconds(c.Useful()), GPUSeconds(c.Wasted()))
 
 	// The suites, the largest first for the charts; the table in the
 	// answer's order.
@@ -241,7 +240,7 @@ func buildCost(p *page, in *Input, axis []string) {
 			gpus += " (assumed)"
 		}
 		p.Suites = append(p.Suites, suiteRow{Name: name(s.Suite), Backend: name(s.Backend), GPUs: gpus, Jobs: strconv.Itoa(s.Jobs),
-			Useful: view.GPUHours(s.Cost.Useful()), Wasted: view.GPUHours(s.Cost.Wasted()), Total: view.GPUHours(s.Cost.Total()),
+			Useful: GPUHours(s.Cost.Useful()), Wasted: GPUHours(s.Cost.Wasted()), Total: GPUHours(s.Cost.Total()),
 			Share: share(s.Cost.Wasted(), s.Cost.Total()), Fig: "cost.suite." + name(s.Suite) + "." + name(s.Backend)})
 	}
 	p.SuitesLeft = left(len(in.Cost.Suites)-maxSuiteRows, "suite", "the table lists the first "+strconv.Itoa(maxSuiteRows))
@@ -253,20 +252,20 @@ func buildCost(p *page, in *Input, axis []string) {
 		if n == "" {
 			n = "-"
 		}
-		p.Cadences = append(p.Cadences, suiteRow{Name: name(n), Jobs: strconv.Itoa(cd.Jobs), Useful: view.GPUHours(cd.Cost.Useful()),
-			Wasted: view.GPUHours(cd.Cost.Wasted()), Total: view.GPUHours(cd.Cost.Total()), Share: share(cd.Cost.Wasted(), cd.Cost.Total()),
+		p.Cadences = append(p.Cadences, suiteRow{Name: name(n), Jobs: strconv.Itoa(cd.Jobs), Useful: GPUHours(cd.Cost.Useful()),
+			Wasted: GPUHours(cd.Cost.Wasted()), Total: GPUHours(cd.Cost.Total()), Share: share(cd.Cost.Wasted(), cd.Cost.Total()),
 			Fig: "cost.cadence." + name(n)})
 	}
 	for _, f := range in.Cost.Files {
 		fc := &f.Cost
-		p.Wasted = append(p.Wasted, wastedRow{File: name(f.File), Suite: name(f.Suite), Wasted: view.GPUHours(fc.Wasted()),
-			Infra: view.GPUHours(fc.Of(history.Infra)), Timeout: view.GPUHours(fc.Of(history.TimedOut)),
-			Retried: view.GPUHours(fc.Of(history.Retried)), Interrupted: view.GPUHours(fc.Of(history.Interrupted)),
+		p.Wasted = append(p.Wasted, wastedRow{File: name(f.File), Suite: name(f.Suite), Wasted: GPUHours(fc.Wasted()),
+			Infra: GPUHours(fc.Of(history.Infra)), Timeout: GPUHours(fc.Of(history.TimedOut)),
+			Retried: GPUHours(fc.Of(history.Retried)), Interrupted: GPUHours(fc.Of(history.Interrupted)),
 			Fig: "cost.file." + name(f.File) + "." + name(f.Suite)})
 	}
 	if in.Cost.FilesLeftOut > 0 {
 		p.WastedLeft = fmt.Sprintf("%s more wasted %s GPU-hours (the %d that wasted the most are listed).",
-			textfmt.CountNoun(in.Cost.FilesLeftOut, "file"), view.GPUHours(in.Cost.LeftOutWasted), history.CostTopFiles)
+			textfmt.CountNoun(in.Cost.FilesLeftOut, "file"), GPUHours(in.Cost.LeftOutWasted), history.CostTopFiles)
 	}
 	p.Charts, p.ChartsLeft = suiteCharts(in, axis)
 	if len(in.CostDays) > 0 && len(axis) > 0 && in.CostDays[0] < axis[0] {
@@ -274,7 +273,7 @@ func buildCost(p *page, in *Input, axis []string) {
 	}
 }
 
-func buildTimings(p *page, in *Input, axis []string) {
+func buildTimings(p *page, in *SiteInput, axis []string) {
 	for i, d := range in.Drifts {
 		if i >= maxDrifts {
 			break
@@ -307,7 +306,7 @@ func driftThreshold() string {
 	return strconv.FormatFloat((registry.TimeoutFactor-1)*100, 'f', -1, 64) + "%"
 }
 
-func buildFlaky(p *page, in *Input) {
+func buildFlaky(p *page, in *SiteInput) {
 	n := 0
 	for _, f := range in.Flaky.Files {
 		if n >= maxFlaky {
@@ -316,7 +315,7 @@ func buildFlaky(p *page, in *Input) {
 		n++
 		p.Flaky = append(p.Flaky, flakyRow{File: name(f.File), Suite: name(f.Suite), Runs: strconv.Itoa(f.Runs),
 			Failures: strconv.Itoa(f.Failures), Retried: strconv.Itoa(f.PassedOnRetry), SameSHA: strconv.Itoa(f.PassedSameCommit),
-			Rate: view.Percent(f.Rate), OnlyOn: dash(name(f.OnlyOn)), Tied: f.OnlyOn != "",
+			Rate: Percent(f.Rate), OnlyOn: dash(name(f.OnlyOn)), Tied: f.OnlyOn != "",
 			Quarantine: quarantineState(in, f.File, f.Suite), Fig: "flaky." + name(f.File) + "." + name(f.Suite)})
 	}
 	p.FlakyLeft = left(len(in.Flaky.Files)-maxFlaky, "file", "the highest rates are listed")
@@ -352,7 +351,7 @@ func buildFlaky(p *page, in *Input) {
 
 // quarantineState is the quarantine column of a flaky file: the until of
 // the entry that covers it, whether it is over, or "-".
-func quarantineState(in *Input, file, suite string) string {
+func quarantineState(in *SiteInput, file, suite string) string {
 	for _, e := range in.Quarantine {
 		if e.AppliesTo(file, suite) {
 			if e.Expired(in.Now) {
@@ -364,14 +363,7 @@ func quarantineState(in *Input, file, suite string) string {
 	return "-"
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func buildHosts(p *page, in *Input, axis []string) {
+func buildHosts(p *page, in *SiteInput, axis []string) {
 	res := in.Hosts
 	if len(res.Suspects) == 0 {
 		p.Verdict = fmt.Sprintf("No suspect host among %s.", textfmt.CountNoun(len(res.Hosts), "host"))
@@ -412,7 +404,7 @@ func buildHosts(p *page, in *Input, axis []string) {
 	p.Grid = hostGrid(res, hosts, axis)
 }
 
-func buildTimelines(p *page, in *Input) {
+func buildTimelines(p *page, in *SiteInput) {
 	p.NoSchedule = len(in.Timelines) == 0
 	for i, t := range in.Timelines {
 		if i >= maxTimelines {

@@ -1,4 +1,4 @@
-package site
+package view
 
 import (
 	"cmp"
@@ -13,13 +13,12 @@ import (
 	"github.com/radixark/miles-ci/internal/hostcheck"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/textfmt"
-	"github.com/radixark/miles-ci/internal/view"
 )
 
 // dayAxis is the days the charts draw: every day from the first day with
 // a run (or the first of --days' window) to the last (or today, with
 // --days), at most history.SiteDays of them, the latest.
-func dayAxis(in *Input) []string {
+func dayAxis(in *SiteInput) []string {
 	if len(in.CostDays) == 0 {
 		return nil
 	}
@@ -67,7 +66,7 @@ type barChart struct {
 
 // suiteCharts draws the GPU-hours per day of the suites with the most
 // GPU-hours (at most maxSuiteCharts), each on its own scale.
-func suiteCharts(in *Input, axis []string) ([]*barChart, string) {
+func suiteCharts(in *SiteInput, axis []string) ([]*barChart, string) {
 	type suite struct {
 		key   [2]string
 		total int64
@@ -104,7 +103,7 @@ func suiteCharts(in *Input, axis []string) ([]*barChart, string) {
 			}
 			top = max(top, useful[i]+wasted[i])
 		}
-		c := &barChart{Title: name(s.key[0]), Sub: name(s.key[1]) + " · " + view.GPUHours(s.total) + " GPU-hours"}
+		c := &barChart{Title: name(s.key[0]), Sub: name(s.key[1]) + " · " + GPUHours(s.total) + " GPU-hours"}
 		const w, h = 560.0, 150.0
 		c.W, c.H = num(w), num(h)
 		plotW, plotH := w-chartLeft-6, h-chartTop-chartBottom
@@ -126,7 +125,7 @@ func suiteCharts(in *Input, axis []string) ([]*barChart, string) {
 				bh := float64(part.v) / 3.6e6 / scale * plotH
 				y -= bh
 				c.Bars = append(c.Bars, rect{X: num(x), Y: num(y), W: num(bw), H: num(max(bh, 0.5)), Class: part.class,
-					Title: fmt.Sprintf("%s: %s GPU-hours %s", d, view.GPUHours(part.v), part.class)})
+					Title: fmt.Sprintf("%s: %s GPU-hours %s", d, GPUHours(part.v), part.class)})
 			}
 		}
 		out = append(out, c)
@@ -217,7 +216,7 @@ type dot struct{ X, Y50, Y90, Title string }
 
 // fileCharts draws the median and p90 per day of the drifted files, then
 // of the slowest, at most maxFileCharts in all.
-func fileCharts(in *Input, slowest []*history.FileTiming, axis []string) []*lineChart {
+func fileCharts(in *SiteInput, slowest []*history.FileTiming, axis []string) []*lineChart {
 	type pick struct {
 		t       *history.FileTiming
 		limit   float64
