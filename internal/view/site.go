@@ -71,9 +71,9 @@ const (
 	maxQuarantine   = 30
 	maxHostRows     = 30
 	maxSuspects     = 20
-	maxTimelines    = 12
+	maxTimelines    = 8
 	maxShards       = 32
-	maxBarsPerSuite = 800
+	maxBarsPerSuite = 400
 )
 
 //go:embed site_page.html.tmpl

@@ -450,7 +450,7 @@ func timeline(t *history.Timeline) *timelineChart {
 		fig := "timeline." + name(t.Suite) + "." + strconv.Itoa(s.ShardID)
 		if s.Setup != nil && report.PlausibleSetup(*s.Setup) && *s.Setup > 0 {
 			c.Bars = append(c.Bars, rect{X: num(x(0)), Y: num(y), W: num(max(x(*s.Setup)-x(0), 0.5)), H: num(barH), Class: "setup",
-				Title: "setup " + secs(*s.Setup) + " s", Fig: fig + ".setup"})
+				Title: "setup " + secs(*s.Setup) + " s"})
 		}
 		for _, b := range s.Bars {
 			if bars >= maxBarsPerSuite {
@@ -458,9 +458,13 @@ func timeline(t *history.Timeline) *timelineChart {
 			}
 			bars++
 			class, what := barClass(b)
-			c.Bars = append(c.Bars, rect{X: num(x(b.Start)), Y: num(y), W: num(max(x(b.Start+b.Elapsed)-x(b.Start), 1)), H: num(barH),
-				Class: class + " att", Title: fmt.Sprintf("%s attempt %d: %s, %s s (from %s s)", name(b.File), b.Attempt, what, secs(b.Elapsed), secs(b.Start)),
-				Fig: fig + "." + name(b.File) + "." + strconv.Itoa(b.Attempt)})
+			r := rect{X: num(x(b.Start)), Y: num(y), W: num(max(x(b.Start+b.Elapsed)-x(b.Start), 1)), H: num(barH),
+				Class: class + " att", Title: fmt.Sprintf("%s attempt %d: %s, %s s (from %s s)", name(b.File), b.Attempt, what, secs(b.Elapsed), secs(b.Start))}
+			if class != "pass" {
+				// A failure is marked, and found by its key.
+				r.Fig = fig + "." + name(b.File) + "." + strconv.Itoa(b.Attempt)
+			}
+			c.Bars = append(c.Bars, r)
 		}
 	}
 	total := 0
