@@ -121,7 +121,7 @@ func siteInput(a *history.SiteAnswer, opts *HistorySiteOptions, now time.Time) *
 		Flaky: a.Flaky.Result(), Hosts: a.Hosts.Result(), Timelines: a.Timelines()}
 	in.Drifts = a.Drifts(in.Timings)
 	days, costs := a.CostByDay.Days()
-	in.CostDays = days
+	in.CostDays, in.DaysLeft = days, a.CostByDay.Dropped()
 	for _, c := range costs {
 		in.CostByDay = append(in.CostByDay, c.Result())
 	}

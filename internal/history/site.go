@@ -150,9 +150,14 @@ type Daily[A Answer] struct {
 	New  func() A
 	Max  int
 	days map[string]A
-	// floor is the latest day dropped: no row of it or before counts.
-	floor string
+	// floor is the latest day dropped: no row of it or before counts;
+	// dropped counts the days dropped.
+	floor   string
+	dropped int
 }
+
+// Dropped counts the days left out: earlier than the Max kept.
+func (d *Daily[A]) Dropped() int { return d.dropped }
 
 // Day is the day (UTC) a run started, as the page names it.
 func Day(t time.Time) string { return t.UTC().Format("2006-01-02") }
@@ -182,6 +187,7 @@ func (d *Daily[A]) Add(r *Row) error {
 			}
 			delete(d.days, first)
 			d.floor = first
+			d.dropped++
 			if first == day {
 				return nil
 			}

@@ -42,6 +42,9 @@ type SiteInput struct {
 	Cost      *history.CostResult
 	CostDays  []string
 	CostByDay []*history.CostResult
+	// DaysLeft counts the days with runs before CostDays, which the
+	// charts leave out (the totals count them).
+	DaysLeft int
 
 	Timings      []*history.FileTiming
 	TimingDays   []string
@@ -96,11 +99,11 @@ func secs(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 func num(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
 
 // left says what a bounded list left out, or "".
-func left(n int, noun, why string) string {
+func left(n int, noun, why string, plural ...string) string {
 	if n <= 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s more not shown (%s).", textfmt.CountNoun(n, noun), why)
+	return fmt.Sprintf("Not shown: %d more %s (%s).", n, strings.TrimPrefix(textfmt.CountNoun(n, noun, plural...), strconv.Itoa(n)+" "), why)
 }
 
 type page struct {
@@ -268,7 +271,7 @@ func buildCost(p *page, in *SiteInput, axis []string) {
 			textfmt.CountNoun(in.Cost.FilesLeftOut, "file"), GPUHours(in.Cost.LeftOutWasted), history.CostTopFiles)
 	}
 	p.Charts, p.ChartsLeft = suiteCharts(in, axis)
-	if len(in.CostDays) > 0 && len(axis) > 0 && in.CostDays[0] < axis[0] {
+	if len(axis) > 0 && (in.DaysLeft > 0 || len(in.CostDays) > 0 && in.CostDays[0] < axis[0]) {
 		p.DayNote = fmt.Sprintf("The charts draw the %d days from %s to %s; the totals count every run read.", len(axis), axis[0], axis[len(axis)-1])
 	}
 }
@@ -339,7 +342,7 @@ func buildFlaky(p *page, in *SiteInput) {
 		}
 		p.Quarantine = append(p.Quarantine, quarantineRow{File: name(e.File), Suites: suites, Until: e.UntilText(), State: state, Reason: name(e.Reason)})
 	}
-	p.QuarLeft = left(len(in.Quarantine)-maxQuarantine, "entry", "the configuration's first are listed")
+	p.QuarLeft = left(len(in.Quarantine)-maxQuarantine, "entry", "the configuration's first are listed", "entries")
 	if len(in.QuarantineOff) > 0 {
 		cells := make([]string, len(in.QuarantineOff))
 		for i, c := range in.QuarantineOff {
