@@ -150,19 +150,8 @@ func askJSON(t *testing.T, v any, args ...string) {
 	require.NoError(t, json.Unmarshal([]byte(out), v))
 }
 
-// siteTimingsJSON, siteFlakyJSON and siteHostsJSON are the --json answers the page's
-// figures are compared with.
-type siteTimingsJSON struct {
-	Files []struct {
-		File   string  `json:"file"`
-		Suite  string  `json:"suite"`
-		Runs   int     `json:"runs"`
-		Median float64 `json:"median"`
-		P90    float64 `json:"p90"`
-		Max    float64 `json:"max"`
-	} `json:"files"`
-}
-
+// siteFlakyJSON and siteHostsJSON are the --json answers the page's
+// figures are compared with (with timingsJSON).
 type siteFlakyJSON struct {
 	Files []struct {
 		File          string  `json:"file"`
@@ -226,7 +215,7 @@ func checkPageAgainstJSON(t *testing.T, page string, args ...string) figures {
 		assert.Equal(t, string(f.GPUHours["wasted"]), r[2], f.File)
 	}
 
-	var tim siteTimingsJSON
+	var tim timingsJSON
 	askJSON(t, &tim, append([]string{"history", "timings"}, args...)...)
 	for _, f := range tim.Files {
 		for _, table := range []string{"timings.", "drift."} {
