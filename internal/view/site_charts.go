@@ -153,11 +153,12 @@ func xLabels(axis []string, plotW, h float64) []label {
 		return nil
 	}
 	step := plotW / float64(len(axis))
+	// Three labels where they fit apart, else the ends, else the first.
 	idx := []int{0}
-	if len(axis) > 2 {
+	if len(axis) > 2 && plotW >= 150 {
 		idx = append(idx, len(axis)/2)
 	}
-	if len(axis) > 1 {
+	if len(axis) > 1 && plotW >= 80 {
 		idx = append(idx, len(axis)-1)
 	}
 	var out []label
@@ -363,7 +364,7 @@ func hostGrid(res *hostcheck.Result, hosts []hostcheck.HostResult, axis []string
 			cc.infra++
 		}
 	}
-	const labelW, cell, gap = 130.0, 14.0, 2.0
+	const labelW, cell, gap = 130.0, 16.0, 2.0
 	g := &gridChart{}
 	w := labelW + float64(len(axis))*(cell+gap)
 	h := float64(len(hosts))*(cell+gap) + chartBottom
