@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -303,6 +305,11 @@ func TestHistorySite_AMonthOfNightliesIsOnePageFromBothStores(t *testing.T) {
 	assert.Regexp(t, `<rect class="infra"[^>]*data-fig="hosts\.day\.2026-11-02\.runner-x"`, page)
 	assert.NotRegexp(t, `<rect class="infra"[^>]*data-fig="hosts\.day\.[0-9-]+\.runner-[ab]"`, page)
 	assert.Contains(t, page, `<b class="bad">runner-x</b>`, "named suspect")
+	// The verdict is history hosts', word for word.
+	_, hosts, _ := askAt(t, "history", "hosts", "--from", dir)
+	suspect := regexp.MustCompile(`<li><b class="bad">runner-x</b>: ([^<]*)</li>`).FindStringSubmatch(page)
+	require.NotNil(t, suspect)
+	assert.Contains(t, hosts, "\n  runner-x: "+html.UnescapeString(suspect[1])+"\n")
 
 	// The flaky file, with its quarantine; the expired entry says so.
 	flaky := figs.row(t, "flaky.tests/e2e/test_flaky.py."+costSuite)
