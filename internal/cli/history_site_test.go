@@ -29,10 +29,11 @@ import (
 // test_drift_b.py getting slower) with test_drift_b.py declared at 100 s
 // instead of 120, so that both drifting files have a p90 past 1.25 ×
 // their est_time: drift_a's passes reach 300 s against a 150 s limit,
-// drift_b's 149.5 s against 125.
+// drift_b's 149.5 s against 125. It returns the directory and the rows
+// an import of it adds.
 func siteMonth(t *testing.T) (string, int) {
 	t.Helper()
-	dir, attempts := costMonth(t)
+	dir, attempts, stops := costMonth(t)
 	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -48,7 +49,8 @@ func siteMonth(t *testing.T) (string, int) {
 		require.NoError(t, err)
 		return os.WriteFile(path, data, 0o644)
 	}))
-	return dir, attempts
+	// A row per attempt, and one per job a preflight stopped.
+	return dir, attempts + stops
 }
 
 // siteQuarantine is an overlay quarantining the flaky file until after
@@ -267,8 +269,8 @@ func jsonMillis(t *testing.T, n json.Number) int64 {
 // its quarantine, the two drifting files with the command that fixes
 // them; every figure the matching --json answer's.
 func TestHistorySite_AMonthOfNightliesIsOnePageFromBothStores(t *testing.T) {
-	dir, attempts := siteMonth(t)
-	urls := historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 97 reports\n", attempts))
+	dir, rows := siteMonth(t)
+	urls := historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 97 reports\n", rows))
 	cfg := testutil.WriteFile(t, t.TempDir(), "quarantine.yaml", siteQuarantine)
 
 	code, page := askBoth(t, dir, urls, "--config", cfg, "history", "site")

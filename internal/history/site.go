@@ -12,11 +12,12 @@ import (
 )
 
 // SiteFilter is the filter the site answer reads with: every attempt and
-// every column, the rows of one report together (Filter.Grouped), as
-// the grouped questions it asks read them.
+// every column, and the stop rows (Filter.Stops), the rows of one report
+// together (Filter.Grouped), as the grouped questions it asks read them.
 func SiteFilter(f Filter) Filter {
 	f.Statuses = nil
 	f.Grouped = true
+	f.Stops = true
 	f.TimingOnly = false
 	return f
 }
@@ -39,6 +40,11 @@ type SiteAnswer struct {
 	CostByDay    *Daily[*CostAnswer]
 	TimingsByDay *Daily[*TimingsAnswer]
 
+	// questions are the answers above, each with whether it reads stop
+	// rows (its own Filter's Stops): a row goes to those whose own
+	// filter keeps it.
+	questions []siteQuestion
+
 	est    map[timingKey]estSeen
 	shards map[shardKey]*TimelineShard
 	cur    *TimelineShard // the shard report being read, when it counts
@@ -55,7 +61,7 @@ const SiteDays = 60
 // job the GPUs gpus gives (see ConfigGPUs) and whose hosts verdict calls
 // a host suspect at minContradicted contradicted failures.
 func NewSiteAnswer(gpus func(suite, backend string) (int, GPUSource), minContradicted int) *SiteAnswer {
-	return &SiteAnswer{
+	a := &SiteAnswer{
 		Cost:    NewCostAnswer(gpus),
 		Timings: &TimingsAnswer{},
 		Flaky:   &FlakyAnswer{},
@@ -66,6 +72,15 @@ func NewSiteAnswer(gpus func(suite, backend string) (int, GPUSource), minContrad
 		est:          map[timingKey]estSeen{},
 		shards:       map[shardKey]*TimelineShard{},
 	}
+	for _, q := range []Answer{a.Cost, a.Timings, a.Flaky, a.Hosts, a.CostByDay, a.TimingsByDay} {
+		a.questions = append(a.questions, siteQuestion{q, q.Filter(Filter{}).Stops})
+	}
+	return a
+}
+
+type siteQuestion struct {
+	Answer
+	stops bool
 }
 
 var _ Answer = (*SiteAnswer)(nil)
@@ -73,12 +88,20 @@ var _ Answer = (*SiteAnswer)(nil)
 // Filter is SiteFilter.
 func (a *SiteAnswer) Filter(f Filter) Filter { return SiteFilter(f) }
 
-// Add gives the row to every answer.
+// Add gives the row to every answer whose own filter keeps it: a stop
+// row (Row.Stopped) only to those that read them (cost, hosts); it is
+// no attempt, with no file, est_time or bar.
 func (a *SiteAnswer) Add(r *Row) error {
-	for _, q := range []Answer{a.Cost, a.Timings, a.Flaky, a.Hosts, a.CostByDay, a.TimingsByDay} {
+	for _, q := range a.questions {
+		if r.Stopped && !q.stops {
+			continue
+		}
 		if err := q.Add(r); err != nil {
 			return err
 		}
+	}
+	if r.Stopped {
+		return nil
 	}
 	a.addEst(r)
 	a.addTimeline(r)
