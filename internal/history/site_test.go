@@ -50,7 +50,10 @@ func siteJobs() [][]Row {
 			siteJob(run, d, 1, 1, "runner-x", true, 100, "c.py", []costAtt{pass(100 + 10*float64(d))}))
 	}
 	jobs = append(jobs, siteJob("pr", 6, 0, 0, "runner-a", false, 100, "a.py", []costAtt{pass(1)}))
-	return jobs
+	// A job a preflight stopped after an infra failure: its stop row.
+	stopped := siteJob("6", 6, 5, 1, "runner-x", false, 100, "c.py", []costAtt{{report.Fail, report.CauseInfra, 3}})
+	stop := Row{Run: stopped[0].Run, Status: report.NotRun, Stopped: true}
+	return append(jobs, append(stopped, stop))
 }
 
 func gpus2(string, string) (int, GPUSource) { return 2, GPUsLabel }
@@ -62,7 +65,7 @@ func feed(t *testing.T, jobs [][]Row, answers ...Answer) {
 		for i := range job {
 			for _, a := range answers {
 				f := a.Filter(Filter{})
-				if !f.keepsStatus(job[i].Status) {
+				if !f.keepsStatus(job[i].Status) || job[i].Stopped && !f.Stops {
 					continue
 				}
 				require.NoError(t, a.Add(&job[i]))
@@ -84,6 +87,9 @@ func TestSite_ItsAnswersAreTheQuestionsOwn(t *testing.T) {
 		assert.Equal(t, tim.Files(), a.Timings.Files())
 		assert.Equal(t, flaky.Result(), a.Flaky.Result())
 		assert.Equal(t, hosts.Result(), a.Hosts.Result())
+		for _, f := range a.Flaky.Result().Files {
+			assert.NotEmpty(t, f.File, "a stop row is no file's run")
+		}
 	}
 }
 
@@ -109,7 +115,7 @@ func TestDaily_KeepsTheLatestDaysWhateverTheOrder(t *testing.T) {
 			perDay = append(perDay, a.Result())
 		}
 		assert.Equal(t, 2, perDay[0].Jobs)
-		assert.Equal(t, 1, perDay[2].Jobs)
+		assert.Equal(t, 2, perDay[2].Jobs, "the pull request's and the stopped job")
 	}
 	all := &Daily[*CostAnswer]{New: func() *CostAnswer { return NewCostAnswer(gpus2) }}
 	whole := NewCostAnswer(gpus2)
