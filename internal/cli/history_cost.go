@@ -78,18 +78,9 @@ func historyCostRun(ctx context.Context, f *Factory, opts *HistoryCostOptions) e
 	return writeCostText(f, res)
 }
 
-// gpuHours is GPU-milliseconds as GPU-hours to a thousandth (3.6
-// GPU-seconds), rounded half up in whole numbers: the same digits
-// whatever the platform.
-func gpuHours(ms int64) string {
-	th := (ms + 1800) / 3600
-	return strconv.FormatInt(th/1000, 10) + "." + fmt.Sprintf("%03d", th%1000)
-}
-
-// gpuSeconds is GPU-milliseconds as GPU-seconds, exactly.
-func gpuSeconds(ms int64) string {
-	return strconv.FormatInt(ms/1000, 10) + "." + fmt.Sprintf("%03d", ms%1000)
-}
+// gpuHours and gpuSeconds write GPU-milliseconds as the answer shows
+// them (the CI health page of history site too).
+var gpuHours, gpuSeconds = view.GPUHours, view.GPUSeconds
 
 // wastedShare is the wasted part of a cost, as a percentage.
 func wastedShare(c *history.Cost) string {

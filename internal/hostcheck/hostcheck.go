@@ -12,6 +12,7 @@
 package hostcheck
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -111,8 +112,19 @@ type Analyzer struct {
 
 type shaFile struct{ sha, file string }
 
+// fileHosts are the distinct hosts a file passed and failed on at one
+// commit: most often one or two, so a short list costs a fraction of a
+// set (a history of 10,000 jobs and 100,000 commit-file pairs took 270
+// MB with two maps each).
 type fileHosts struct {
-	passed, failed map[string]bool
+	passed, failed []string
+}
+
+func addHost(list []string, h string) []string {
+	if slices.Contains(list, h) {
+		return list
+	}
+	return append(list, h)
 }
 
 type hostState struct {
@@ -193,13 +205,13 @@ func (a *Analyzer) Add(r Row) {
 	k := shaFile{r.SHA, r.File}
 	fh := a.files[k]
 	if fh == nil {
-		fh = &fileHosts{passed: map[string]bool{}, failed: map[string]bool{}}
+		fh = &fileHosts{}
 		a.files[k] = fh
 	}
 	if r.Status == report.Pass {
-		fh.passed[r.Host.Key()] = true
+		fh.passed = addHost(fh.passed, r.Host.Key())
 	} else {
-		fh.failed[r.Host.Key()] = true
+		fh.failed = addHost(fh.failed, r.Host.Key())
 	}
 }
 
@@ -359,11 +371,8 @@ func (a *Analyzer) Result() *Result {
 		if len(fh.failed) != 1 {
 			continue
 		}
-		var h string
-		for k := range fh.failed {
-			h = k
-		}
-		for p := range fh.passed {
+		h := fh.failed[0]
+		for _, p := range fh.passed {
 			if p == h {
 				continue
 			}
@@ -373,7 +382,7 @@ func (a *Analyzer) Result() *Result {
 			passedOn[h][p] = true
 		}
 		others := len(fh.passed)
-		if fh.passed[h] {
+		if slices.Contains(fh.passed, h) {
 			others--
 		}
 		if others > 0 {
