@@ -103,8 +103,9 @@ var gpusFrom = map[history.GPUSource]string{
 }
 
 // writeCostText prints the categories with the total, then the suites,
-// the cadences and the files that wasted the most, every name from the
-// history inert (textfmt.Table), and what was assumed or unknown.
+// the cadences and the files that wasted the most, one printer a table,
+// every name from the history inert (textfmt.Table), and what was assumed
+// or unknown (costNotes).
 func writeCostText(f *Factory, res *history.CostResult) error {
 	if res.Jobs == 0 {
 		// A job a preflight stopped before its first test has no
@@ -112,39 +113,53 @@ func writeCostText(f *Factory, res *history.CostResult) error {
 		_, err := fmt.Fprintln(f.Out, noAttempt)
 		return err
 	}
-	var b strings.Builder
-	total := res.Cost.Total()
+	_, err := fmt.Fprint(f.Out, costCategoriesText(res)+"\n"+costSuitesText(res.Suites)+"\n"+
+		costCadencesText(res.Cadences)+costFilesText(res.Files)+costNotes(res))
+	return err
+}
+
+// costCategoriesText is the table of the categories, useful then wasted,
+// and the line of the total.
+func costCategoriesText(res *history.CostResult) string {
 	rows := [][]string{{"KIND", "CATEGORY", "GPU-HOURS", "SHARE"}}
 	for _, c := range history.Categories {
-		kind, share := "useful", "-"
-		if c.Wasted() {
-			kind = "wasted"
-		}
-		if total > 0 {
-			share = view.Percent(float64(res.Cost.Of(c)) / float64(total))
-		}
-		rows = append(rows, []string{kind, categoryLabel(c), gpuHours(res.Cost.Of(c)), share})
+		rows = append(rows, costCategoryRow(c, &res.Cost))
 	}
-	b.WriteString(textfmt.Table(rows, 2))
-	fmt.Fprintf(&b, "total %s GPU-hours of %s: useful %s + wasted %s (%s wasted); in GPU-seconds, %s = %s + %s\n",
+	total := res.Cost.Total()
+	return textfmt.Table(rows, 2) + fmt.Sprintf(
+		"total %s GPU-hours of %s: useful %s + wasted %s (%s wasted); in GPU-seconds, %s = %s + %s\n",
 		gpuHours(total), textfmt.CountNoun(res.Jobs, "job"), gpuHours(res.Cost.Useful()), gpuHours(res.Cost.Wasted()),
 		wastedShare(&res.Cost), gpuSeconds(total), gpuSeconds(res.Cost.Useful()), gpuSeconds(res.Cost.Wasted()))
+}
 
-	b.WriteString("\n")
-	rows = [][]string{{"SUITE", "BACKEND", "GPUS FROM", "GPUS", "JOBS", "NO SETUP", "USEFUL", "WASTED", "TOTAL", "WASTED%"}}
-	assumed := 0
-	for _, s := range res.Suites {
-		if s.Source.Assumed() {
-			assumed++
-		}
+// costCategoryRow is category c's row of cost: useful or wasted, its
+// GPU-hours, and its share of the total ("-" of none).
+func costCategoryRow(c history.Category, cost *history.Cost) []string {
+	kind, share := "useful", "-"
+	if c.Wasted() {
+		kind = "wasted"
+	}
+	if total := cost.Total(); total > 0 {
+		share = view.Percent(float64(cost.Of(c)) / float64(total))
+	}
+	return []string{kind, categoryLabel(c), gpuHours(cost.Of(c)), share}
+}
+
+// costSuitesText is the table of the suites.
+func costSuitesText(suites []*history.SuiteCost) string {
+	rows := [][]string{{"SUITE", "BACKEND", "GPUS FROM", "GPUS", "JOBS", "NO SETUP", "USEFUL", "WASTED", "TOTAL", "WASTED%"}}
+	for _, s := range suites {
 		rows = append(rows, []string{s.Suite, s.Backend, gpusFrom[s.Source], strconv.Itoa(s.GPUs), strconv.Itoa(s.Jobs),
 			strconv.Itoa(s.SetupUnknown), gpuHours(s.Cost.Useful()), gpuHours(s.Cost.Wasted()), gpuHours(s.Cost.Total()), wastedShare(&s.Cost)})
 	}
-	b.WriteString(textfmt.Table(rows, 3))
+	return textfmt.Table(rows, 3)
+}
 
-	b.WriteString("\n")
-	rows = [][]string{{"CADENCE", "JOBS", "NO SETUP", "USEFUL", "WASTED", "TOTAL", "WASTED%"}}
-	for _, c := range res.Cadences {
+// costCadencesText is the table of the cadences, "-" for runs whose
+// cadence the reports did not say.
+func costCadencesText(cadences []*history.CadenceCost) string {
+	rows := [][]string{{"CADENCE", "JOBS", "NO SETUP", "USEFUL", "WASTED", "TOTAL", "WASTED%"}}
+	for _, c := range cadences {
 		name := c.Cadence
 		if name == "" {
 			name = "-"
@@ -152,21 +167,38 @@ func writeCostText(f *Factory, res *history.CostResult) error {
 		rows = append(rows, []string{name, strconv.Itoa(c.Jobs), strconv.Itoa(c.SetupUnknown),
 			gpuHours(c.Cost.Useful()), gpuHours(c.Cost.Wasted()), gpuHours(c.Cost.Total()), wastedShare(&c.Cost)})
 	}
-	b.WriteString(textfmt.Table(rows, 1))
+	return textfmt.Table(rows, 1)
+}
 
-	if len(res.Files) > 0 {
-		b.WriteString("\n")
-		rows = [][]string{{"FILE", "SUITE", "WASTED", "INFRA", "TIMEOUT", "RETRIED", "INTERRUPTED"}}
-		for _, file := range res.Files {
-			c := &file.Cost
-			rows = append(rows, []string{file.File, file.Suite, gpuHours(c.Wasted()), gpuHours(c.Of(history.Infra)),
-				gpuHours(c.Of(history.TimedOut)), gpuHours(c.Of(history.Retried)), gpuHours(c.Of(history.Interrupted))})
-		}
-		b.WriteString(textfmt.Table(rows, 2))
+// costFilesText is the table of the files that wasted the most, after a
+// blank line, and "" when none did.
+func costFilesText(files []*history.FileCost) string {
+	if len(files) == 0 {
+		return ""
 	}
+	rows := [][]string{{"FILE", "SUITE", "WASTED", "INFRA", "TIMEOUT", "RETRIED", "INTERRUPTED"}}
+	for _, file := range files {
+		c := &file.Cost
+		rows = append(rows, []string{file.File, file.Suite, gpuHours(c.Wasted()), gpuHours(c.Of(history.Infra)),
+			gpuHours(c.Of(history.TimedOut)), gpuHours(c.Of(history.Retried)), gpuHours(c.Of(history.Interrupted))})
+	}
+	return "\n" + textfmt.Table(rows, 2)
+}
+
+// costNotes are the lines after the tables, each when it applies: the
+// wasteful files not listed, the suites whose GPUs were assumed, and the
+// jobs that knew no setup.
+func costNotes(res *history.CostResult) string {
+	var b strings.Builder
 	if res.FilesLeftOut > 0 {
 		fmt.Fprintf(&b, "%s more wasted %s GPU-hours (the %d that wasted the most are listed)\n",
 			textfmt.CountNoun(res.FilesLeftOut, "file"), gpuHours(res.LeftOutWasted), history.CostTopFiles)
+	}
+	assumed := 0
+	for _, s := range res.Suites {
+		if s.Source.Assumed() {
+			assumed++
+		}
 	}
 	if assumed > 0 {
 		fmt.Fprintf(&b, "%s counted as 1 GPU a job (GPUS FROM: assumed): give a suite gpus: N in the configuration (miles-ci help config)\n",
@@ -176,8 +208,7 @@ func writeCostText(f *Factory, res *history.CostResult) error {
 		fmt.Fprintf(&b, "%s knew no setup (NO SETUP), which costs nothing here: set MILES_CI_JOB_STARTED in the job's first step (miles-ci help migrate)\n",
 			textfmt.CountNoun(res.SetupUnknown, "job"))
 	}
-	_, err := fmt.Fprint(f.Out, b.String())
-	return err
+	return b.String()
 }
 
 // costFiguresJSON is a cost in `history cost --json`: GPU-seconds to the

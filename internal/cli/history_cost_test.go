@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/history"
 	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
@@ -555,4 +556,52 @@ func TestHistoryCost_ALiveRunAPreflightStoppedWritesItsStopRow(t *testing.T) {
 	assert.NotEqual(t, json.Number("0.000"), got.GPUSeconds["preflight"], "the stopped job held its host about two minutes")
 	_, hosts := askBoth(t, reports, []string{url}, "history", "hosts")
 	assert.Contains(t, hosts, "1 job stopped by the GPU preflight: host not ready")
+}
+
+func TestCostCategoryRow(t *testing.T) {
+	var cost history.Cost
+	cost[history.Passed] = 3 * 3_600_000
+	cost[history.Infra] = 3_600_000
+	cases := []struct {
+		name string
+		cost history.Cost
+		c    history.Category
+		want []string
+	}{
+		{"a useful category and its share", cost, history.Passed, []string{"useful", "passed", "3.000", "75.0%"}},
+		{"a wasted category, its name spelled with blanks", cost, history.IdleSetup, []string{"wasted", "idle setup", "0.000", "0.0%"}},
+		{"no GPU time at all: no share", history.Cost{}, history.Infra, []string{"wasted", "infra", "0.000", "-"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, costCategoryRow(c.c, &c.cost))
+		})
+	}
+}
+
+func TestCostNotes(t *testing.T) {
+	suites := []*history.SuiteCost{{Source: history.GPUsKey}, {Source: history.GPUsNoCount}, {Source: history.GPUsUnconfigured},
+		{Source: history.GPUsCPU}}
+	const (
+		leftOut = "3 files more wasted 1.000 GPU-hours (the 10 that wasted the most are listed)\n"
+		assumed = "2 suites counted as 1 GPU a job (GPUS FROM: assumed): give a suite gpus: N in the configuration (miles-ci help config)\n"
+		noSetup = "1 job knew no setup (NO SETUP), which costs nothing here: set MILES_CI_JOB_STARTED in the job's first step (miles-ci help migrate)\n"
+	)
+	cases := []struct {
+		name string
+		res  history.CostResult
+		want string
+	}{
+		{"nothing to say", history.CostResult{Suites: suites[:1]}, ""},
+		{"the files left out", history.CostResult{FilesLeftOut: 3, LeftOutWasted: 3_600_000}, leftOut},
+		{"the suites whose GPUs were assumed", history.CostResult{Suites: suites}, assumed},
+		{"the jobs that knew no setup", history.CostResult{SetupUnknown: 1}, noSetup},
+		{"all three, in that order", history.CostResult{Suites: suites, FilesLeftOut: 3, LeftOutWasted: 3_600_000, SetupUnknown: 1},
+			leftOut + assumed + noSetup},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, costNotes(&c.res))
+		})
+	}
 }

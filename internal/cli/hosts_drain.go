@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/drain"
 	"github.com/radixark/miles-ci/internal/flagkind"
 	"github.com/radixark/miles-ci/internal/fsutil"
@@ -188,12 +189,10 @@ func suspectsOf(res *hostcheck.Result) []drain.Suspect {
 	return out
 }
 
+// drainPlanRun plans the drain of the suspect hosts of recent and prints
+// the plan, or with --apply carries it out (printDrainPlan).
 func drainPlanRun(ctx context.Context, f *Factory, d *drainFlags, recent *hostcheck.Result, verb string) error {
-	mode := "dry run: --apply removes the labels"
-	if d.Apply {
-		mode = "applied"
-	}
-	header := fmt.Sprintf("\nDrain (%s), on the evidence of the last %s:\n", mode, textfmt.CountNoun(d.days(), "day"))
+	header := drainHeader(d.Apply, d.days())
 	suspects := suspectsOf(recent)
 	if len(suspects) == 0 {
 		_, err := fmt.Fprint(f.Out, header+"  no suspect host: nothing to drain\n")
@@ -203,41 +202,65 @@ func drainPlanRun(ctx context.Context, f *Factory, d *drainFlags, recent *hostch
 	if err != nil {
 		return err
 	}
-	sets := map[string][]string{}
-	for _, s := range cfg.Suites {
-		sets[s.Name] = s.RunsOn
-	}
 	client, err := d.client(f)
 	if err != nil {
 		return err
 	}
 	var logData []byte
 	if d.Apply {
-		// The log is read, and proved writable, before any change: a change
-		// that cannot be recorded is not made.
-		if logData, _, err = readDrainLog(d.Log); err != nil {
+		if logData, _, err = openDrainLog(d.Log, "nothing drained"); err != nil {
 			return err
-		}
-		if err := fsutil.WriteFile(d.Log, logData); err != nil {
-			return fmt.Errorf("drain log %q: %w; nothing drained", d.Log, err)
 		}
 	}
 	runners, err := client.Runners(ctx)
 	if err != nil {
 		return fmt.Errorf("drain: nothing drained: %w", err)
 	}
-	maxDrain := d.MaxDrain
-	if maxDrain == 0 {
-		maxDrain = drain.DefaultMaxDrain
-	}
-	plan := drain.Decide(drain.Input{Suspects: suspects, Runners: runners, LabelSets: sets, MaxDrain: maxDrain})
-	scope := client.Scope().Path()
+	plan := drain.Decide(drain.Input{Suspects: suspects, Runners: runners, LabelSets: labelSets(cfg), MaxDrain: d.maxDrain()})
 	fmt.Fprint(f.Out, header)
+	return printDrainPlan(ctx, f, d, client, plan, len(runners), logData, verb)
+}
+
+// drainHeader is the line before the plan: whether it is applied, and on
+// the evidence of how many days.
+func drainHeader(apply bool, days int) string {
+	mode := "dry run: --apply removes the labels"
+	if apply {
+		mode = "applied"
+	}
+	return fmt.Sprintf("\nDrain (%s), on the evidence of the last %s:\n", mode, textfmt.CountNoun(days, "day"))
+}
+
+// labelSets are the runs_on labels of the configuration's suites, by
+// suite name.
+func labelSets(cfg *config.Config) map[string][]string {
+	sets := map[string][]string{}
+	for _, s := range cfg.Suites {
+		sets[s.Name] = s.RunsOn
+	}
+	return sets
+}
+
+// maxDrain is the most runners drained per label set.
+func (d *drainFlags) maxDrain() int {
+	if d.MaxDrain > 0 {
+		return d.MaxDrain
+	}
+	return drain.DefaultMaxDrain
+}
+
+// printDrainPlan prints the plan for the nRunners runners of client's
+// scope: the hosts kept, then each label to remove. With --apply it
+// removes each through the API and records it in the drain log (whose
+// contents are logData) before the next, then prints the command that
+// gives them back.
+func printDrainPlan(ctx context.Context, f *Factory, d *drainFlags, client *ghapi.Client, plan drain.Plan, nRunners int, logData []byte, verb string) error {
+	scope := client.Scope().Path()
 	for _, k := range plan.Kept {
 		fmt.Fprintf(f.Out, "  %s: kept: %s\n", textfmt.Term(k.Host), textfmt.Term(k.Reason))
 	}
 	if len(plan.Actions) == 0 {
-		_, err := fmt.Fprintf(f.Out, "  nothing to drain among the %s of %s\n", textfmt.CountNoun(len(runners), "runner"), scope)
+		_, err := fmt.Fprintf(f.Out, "  nothing to drain among the %s of %s\n", textfmt.CountNoun(nRunners, "runner"), scope)
 		return err
 	}
 	for _, a := range plan.Actions {
@@ -252,6 +275,7 @@ func drainPlanRun(ctx context.Context, f *Factory, d *drainFlags, recent *hostch
 		fmt.Fprintf(f.Out, "  %s: removed %s\n", textfmt.Term(a.Runner), actionText(a, scope))
 		rec := drain.Record{Time: f.now().UTC().Format(time.RFC3339), Action: drain.ActionDrain, Scope: scope,
 			RunnerID: a.RunnerID, Runner: a.Runner, Label: a.Label, LabelSet: a.LabelSet, Suites: a.Suites, Evidence: a.Evidence}
+		var err error
 		if logData, err = writeDrainRecord(d.Log, logData, rec); err != nil {
 			return err
 		}
@@ -283,6 +307,20 @@ func readDrainLog(path string) ([]byte, []drain.Record, error) {
 	return data, records, err
 }
 
+// openDrainLog reads the drain log at path, and proves it writable,
+// before any change: a change that cannot be recorded is not made.
+// nothing, the error's last words, says what was not done.
+func openDrainLog(path, nothing string) ([]byte, []drain.Record, error) {
+	data, records, err := readDrainLog(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := fsutil.WriteFile(path, data); err != nil {
+		return nil, nil, fmt.Errorf("drain log %q: %w; %s", path, err, nothing)
+	}
+	return data, records, nil
+}
+
 // writeDrainRecord adds rec to the log (whose contents are data) and
 // rewrites it atomically: a reader sees the records before or after, never
 // a part of one.
@@ -299,7 +337,8 @@ func writeDrainRecord(path string, data []byte, rec drain.Record) ([]byte, error
 }
 
 // drainRestore gives a drained runner its labels back: --label's, else
-// those the drain log says were removed and not given back since.
+// those the drain log says were removed and not given back since (see
+// restoreLabels), the ones it lacks (drain.Runner.Lacking).
 func drainRestore(ctx context.Context, f *Factory, d *drainFlags) error {
 	client, err := d.client(f)
 	if err != nil {
@@ -309,41 +348,24 @@ func drainRestore(ctx context.Context, f *Factory, d *drainFlags) error {
 	var logData []byte
 	var records []drain.Record
 	if d.Log != "" {
-		if logData, records, err = readDrainLog(d.Log); err != nil {
+		if logData, records, err = openDrainLog(d.Log, "nothing restored"); err != nil {
 			return err
 		}
-		if err := fsutil.WriteFile(d.Log, logData); err != nil {
-			return fmt.Errorf("drain log %q: %w; nothing restored", d.Log, err)
-		}
 	}
-	labels := d.Labels
+	labels := restoreLabels(d.Labels, records, scope, d.Restore)
 	if len(labels) == 0 {
-		labels = drain.ToRestore(records, scope, d.Restore)
-		if len(labels) == 0 {
-			return fmt.Errorf("restore: the drain log %q holds no label drained from runner %q of %s and not given back since",
-				d.Log, textfmt.Term(d.Restore), scope)
-		}
+		return fmt.Errorf("restore: the drain log %q holds no label drained from runner %q of %s and not given back since",
+			d.Log, textfmt.Term(d.Restore), scope)
 	}
 	runners, err := client.Runners(ctx)
 	if err != nil {
 		return fmt.Errorf("restore: nothing restored: %w", err)
 	}
-	var r *drain.Runner
-	for i := range runners {
-		if strings.EqualFold(runners[i].Name, d.Restore) {
-			r = &runners[i]
-			break
-		}
-	}
+	r := drain.Named(runners, d.Restore)
 	if r == nil {
 		return fmt.Errorf("restore: no runner %q among the %s of %s", textfmt.Term(d.Restore), textfmt.CountNoun(len(runners), "runner"), scope)
 	}
-	var add []string
-	for _, l := range labels {
-		if !r.Has(l) {
-			add = append(add, l)
-		}
-	}
+	add := r.Lacking(labels)
 	if len(add) == 0 {
 		_, err := fmt.Fprintf(f.Out, "%s (runner id %d of %s) carries %s already: nothing to restore\n",
 			textfmt.Term(r.Name), r.ID, scope, textfmt.Term(strings.Join(labels, ", ")))
@@ -352,14 +374,31 @@ func drainRestore(ctx context.Context, f *Factory, d *drainFlags) error {
 	if err := client.AddLabels(ctx, r.ID, add); err != nil {
 		return fmt.Errorf("restore: adding %s to runner %q: %w", textfmt.Term(strings.Join(add, ", ")), textfmt.Term(r.Name), err)
 	}
-	for _, l := range add {
+	return restoreRecord(f, d.Log, logData, r, add, scope)
+}
+
+// restoreLabels are the labels to give back to the runner named runner of
+// scope: the --label flags given, else those the drain log's records say
+// were drained from it and not given back since.
+func restoreLabels(given []string, records []drain.Record, scope, runner string) []string {
+	if len(given) > 0 {
+		return given
+	}
+	return drain.ToRestore(records, scope, runner)
+}
+
+// restoreRecord prints each label added back to r, and records it in the
+// drain log at path (whose contents are logData), "" for none.
+func restoreRecord(f *Factory, path string, logData []byte, r *drain.Runner, added []string, scope string) error {
+	for _, l := range added {
 		fmt.Fprintf(f.Out, "%s: restored label %q (runner id %d of %s)\n", textfmt.Term(r.Name), textfmt.Term(l), r.ID, scope)
-		if d.Log == "" {
+		if path == "" {
 			continue
 		}
 		rec := drain.Record{Time: f.now().UTC().Format(time.RFC3339), Action: drain.ActionRestore, Scope: scope,
 			RunnerID: r.ID, Runner: r.Name, Label: l}
-		if logData, err = writeDrainRecord(d.Log, logData, rec); err != nil {
+		var err error
+		if logData, err = writeDrainRecord(path, logData, rec); err != nil {
 			return err
 		}
 	}

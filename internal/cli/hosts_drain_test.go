@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/drain"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -306,4 +307,63 @@ func TestReportHostsDrain_ALogThatCannotBeWrittenOrReadDrainsNothing(t *testing.
 	}
 	assert.Empty(t, g.Requests(), "the log is checked before the runner list is read")
 	assert.Equal(t, []string{"h100", "8gpu"}, g.Labels("bad"))
+}
+
+func TestDrainHeader(t *testing.T) {
+	cases := []struct {
+		name  string
+		apply bool
+		days  int
+		want  string
+	}{
+		{"a dry run", false, 2, "\nDrain (dry run: --apply removes the labels), on the evidence of the last 2 days:\n"},
+		{"applied, one day", true, 1, "\nDrain (applied), on the evidence of the last 1 day:\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, drainHeader(c.apply, c.days))
+		})
+	}
+}
+
+func TestDrainFlags_MaxDrainAndDays(t *testing.T) {
+	cases := []struct {
+		name                   string
+		flags                  drainFlags
+		wantMaxDrain, wantDays int
+	}{
+		{"left out: the defaults", drainFlags{}, 1, 2},
+		{"given", drainFlags{MaxDrain: 3, Days: 7}, 3, 7},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.wantMaxDrain, c.flags.maxDrain())
+			assert.Equal(t, c.wantDays, c.flags.days())
+		})
+	}
+}
+
+func TestRestoreLabels(t *testing.T) {
+	records := []drain.Record{
+		{Action: drain.ActionDrain, Scope: "repos/o/r", Runner: "a", Label: "h100"},
+		{Action: drain.ActionDrain, Scope: "repos/o/r", Runner: "a", Label: "8gpu"},
+		{Action: drain.ActionRestore, Scope: "repos/o/r", Runner: "a", Label: "h100"},
+	}
+	cases := []struct {
+		name    string
+		given   []string
+		records []drain.Record
+		runner  string
+		want    []string
+	}{
+		{"--label wins over the log", []string{"mi350"}, records, "a", []string{"mi350"}},
+		{"else the log's labels not given back since", nil, records, "a", []string{"8gpu"}},
+		{"another runner's records are not this one's", nil, records, "b", nil},
+		{"no log, no --label: nothing", nil, nil, "a", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, restoreLabels(c.given, c.records, "repos/o/r", c.runner))
+		})
+	}
 }

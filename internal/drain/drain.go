@@ -46,6 +46,29 @@ func (r *Runner) Has(label string) bool {
 	return slices.ContainsFunc(r.Labels, func(l Label) bool { return strings.EqualFold(l.Name, label) })
 }
 
+// Lacking returns the labels of labels that the runner does not carry, in
+// their order.
+func (r *Runner) Lacking(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if !r.Has(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Named returns the first runner of runners named name, matched without
+// regard to case as GitHub matches runner names, and nil when none is.
+func Named(runners []Runner, name string) *Runner {
+	for i := range runners {
+		if strings.EqualFold(runners[i].Name, name) {
+			return &runners[i]
+		}
+	}
+	return nil
+}
+
 // carries reports whether the runner carries every label of set.
 func (r *Runner) carries(set []string) bool {
 	for _, l := range set {
@@ -155,90 +178,144 @@ type Plan struct {
 //     too): a label that would strand one gives way to the next candidate.
 //
 // Runner and label names are compared as GitHub compares them, without
-// regard to case.
+// regard to case. The steps: runnerOf finds a suspect's runner, choose
+// picks the label for each of its label sets (limitReason, firstSafe),
+// take plans its removal.
 func Decide(in Input) Plan {
-	maxDrain := max(in.MaxDrain, 1)
-	runners := make([]Runner, len(in.Runners))
-	copy(runners, in.Runners)
-	byName := map[string]int{}
-	for i := range runners {
-		k := strings.ToLower(runners[i].Name)
-		if _, dup := byName[k]; !dup {
-			byName[k] = i
-		}
-	}
-	drained := map[string]int{} // label set key → runners drained
-	var names []string
-	for name := range in.LabelSets {
-		names = append(names, name)
-	}
-	all := groups(names, in.LabelSets)
+	pl := newPlanner(in)
 	var p Plan
 	for _, s := range in.Suspects {
-		keep := func(set []string, reason string) {
-			p.Kept = append(p.Kept, Kept{Host: s.Host, LabelSet: set, Reason: reason})
-		}
-		if s.Runner == "" {
-			keep(nil, "known by its hostname only: no runner to take a label from")
-			continue
-		}
-		i, ok := byName[strings.ToLower(s.Runner)]
-		if !ok {
-			keep(nil, "not in the runner list (another repository's or organization's runner, or removed)")
+		i, reason := runnerOf(s, pl.byName)
+		if reason != "" {
+			p.Kept = append(p.Kept, Kept{Host: s.Host, Reason: reason})
 			continue
 		}
 		for _, g := range groups(s.Suites, in.LabelSets) {
-			if g.set == nil {
-				keep(nil, "ran "+strings.Join(g.suites, ", ")+", which the configuration does not name")
+			label, reason := pl.choose(i, g)
+			if reason != "" {
+				p.Kept = append(p.Kept, Kept{Host: s.Host, LabelSet: g.set, Reason: reason})
 				continue
 			}
-			r := &runners[i]
-			if !r.carries(g.set) {
-				keep(g.set, "no longer carries "+SetString(g.set)+" (drained before)")
-				continue
-			}
-			labels := candidates(r, g.set, runners)
-			if len(labels) == 0 {
-				keep(g.set, "carries no label of "+SetString(g.set)+" that can be removed (only self-hosted, OS and architecture labels)")
-				continue
-			}
-			key := setKey(g.set)
-			if drained[key] >= maxDrain {
-				keep(g.set, "--max-drain "+strconv.Itoa(maxDrain)+" reached for "+SetString(g.set))
-				continue
-			}
-			if others := onlineCarriers(runners, g.set, i); others == 0 {
-				keep(g.set, "the last online runner carrying "+SetString(g.set)+": draining it would leave "+
-					strings.Join(g.suites, ", ")+" nowhere to run")
-				continue
-			}
-			// The label is the most specific that leaves every suite of
-			// the configuration an online runner: removing h100 also takes
-			// the runner from a suite on [h100, 4gpu], which it may be the
-			// last to serve.
-			label, stranded := "", group{}
-			for _, l := range labels {
-				st, ok := strands(runners, i, l, all)
-				if !ok {
-					label = l
-					break
-				}
-				if stranded.set == nil {
-					stranded = st
-				}
-			}
-			if label == "" {
-				keep(g.set, "the last online runner carrying "+SetString(stranded.set)+": draining it would leave "+
-					strings.Join(stranded.suites, ", ")+" nowhere to run")
-				continue
-			}
-			drained[key]++
-			r.remove(label)
+			r := pl.take(i, g.set, label)
 			p.Actions = append(p.Actions, Action{RunnerID: r.ID, Runner: r.Name, Label: label,
 				LabelSet: g.set, Suites: g.suites, Evidence: s.Evidence})
 		}
 	}
 	return p
+}
+
+// planner is a plan's state while Decide makes it.
+type planner struct {
+	// runners is a copy of the runner list, the labels planned for
+	// removal removed; byName the index of each lower-case runner name's
+	// first runner in it.
+	runners []Runner
+	byName  map[string]int
+	// all is every suite of the configuration, by label set.
+	all      []group
+	maxDrain int
+	drained  map[string]int // label set key → runners drained
+}
+
+func newPlanner(in Input) *planner {
+	pl := &planner{runners: slices.Clone(in.Runners), byName: map[string]int{}, maxDrain: max(in.MaxDrain, 1),
+		drained: map[string]int{}}
+	for i := range pl.runners {
+		k := strings.ToLower(pl.runners[i].Name)
+		if _, dup := pl.byName[k]; !dup {
+			pl.byName[k] = i
+		}
+	}
+	var names []string
+	for name := range in.LabelSets {
+		names = append(names, name)
+	}
+	pl.all = groups(names, in.LabelSets)
+	return pl
+}
+
+// runnerOf returns the index of the suspect's runner (byName: see
+// planner), or why the suspect has none to take a label from.
+func runnerOf(s Suspect, byName map[string]int) (int, string) {
+	if s.Runner == "" {
+		return -1, "known by its hostname only: no runner to take a label from"
+	}
+	i, ok := byName[strings.ToLower(s.Runner)]
+	if !ok {
+		return -1, "not in the runner list (another repository's or organization's runner, or removed)"
+	}
+	return i, ""
+}
+
+// choose returns the label to remove from runners[i] for the suites of g,
+// or why none is: the suites are not the configuration's, the runner no
+// longer carries their set or carries none of it that can be removed, a
+// limit holds (see limitReason), or every candidate would strand a suite
+// (see firstSafe).
+func (pl *planner) choose(i int, g group) (label, reason string) {
+	r := &pl.runners[i]
+	switch {
+	case g.set == nil:
+		return "", "ran " + strings.Join(g.suites, ", ") + ", which the configuration does not name"
+	case !r.carries(g.set):
+		return "", "no longer carries " + SetString(g.set) + " (drained before)"
+	}
+	labels := candidates(r, g.set, pl.runners)
+	if len(labels) == 0 {
+		return "", "carries no label of " + SetString(g.set) + " that can be removed (only self-hosted, OS and architecture labels)"
+	}
+	if reason := limitReason(g, pl.drained[setKey(g.set)], pl.maxDrain, onlineCarriers(pl.runners, g.set, i)); reason != "" {
+		return "", reason
+	}
+	return firstSafe(pl.runners, i, labels, pl.all)
+}
+
+// take plans the removal of label from runners[i] for set, and returns
+// the runner.
+func (pl *planner) take(i int, set []string, label string) *Runner {
+	pl.drained[setKey(set)]++
+	r := &pl.runners[i]
+	r.remove(label)
+	return r
+}
+
+// limitReason says which limit keeps a runner carrying the set of g, ""
+// for none: drained runners of that set were planned already, at most
+// maxDrain are; others is how many other online runners carry the set,
+// and one must be left for the suites' jobs to run on.
+func limitReason(g group, drained, maxDrain, others int) string {
+	switch {
+	case drained >= maxDrain:
+		return "--max-drain " + strconv.Itoa(maxDrain) + " reached for " + SetString(g.set)
+	case others == 0:
+		return lastCarrier(g)
+	}
+	return ""
+}
+
+// firstSafe returns the first of labels (candidates, the most specific
+// first) whose removal from runners[i] leaves every suite of all an
+// online runner: removing h100 also takes the runner from a suite on
+// [h100, 4gpu], which it may be the last to serve. When each would strand
+// one, it returns why, naming the first suites stranded.
+func firstSafe(runners []Runner, i int, labels []string, all []group) (label, reason string) {
+	var stranded group
+	for _, l := range labels {
+		st, ok := strands(runners, i, l, all)
+		if !ok {
+			return l, ""
+		}
+		if stranded.set == nil {
+			stranded = st
+		}
+	}
+	return "", lastCarrier(stranded)
+}
+
+// lastCarrier is why the last online runner carrying g's set is kept.
+func lastCarrier(g group) string {
+	return "the last online runner carrying " + SetString(g.set) + ": draining it would leave " +
+		strings.Join(g.suites, ", ") + " nowhere to run"
 }
 
 // group is the suites of one label set.

@@ -153,6 +153,129 @@ func TestDecide_LeavesTheInputAlone(t *testing.T) {
 		Suites: []string{"h100-8"}, Evidence: []string{"1 infra failure (cuda-802 ×1)"}}, a)
 }
 
+func TestRunnerOf(t *testing.T) {
+	byName := map[string]int{"h1": 0, "h2": 3}
+	cases := []struct {
+		name       string
+		s          Suspect
+		want       int
+		wantReason string
+	}{
+		{"a runner of the list", Suspect{Host: "h2", Runner: "h2"}, 3, ""},
+		{"runner names match without regard to case", Suspect{Host: "H1", Runner: "H1"}, 0, ""},
+		{"a host known by its hostname only", Suspect{Host: "ct-1"}, -1,
+			"known by its hostname only: no runner to take a label from"},
+		{"a runner the list does not hold", Suspect{Host: "x", Runner: "x"}, -1,
+			"not in the runner list (another repository's or organization's runner, or removed)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			i, reason := runnerOf(c.s, byName)
+			assert.Equal(t, c.want, i)
+			assert.Equal(t, c.wantReason, reason)
+		})
+	}
+}
+
+func TestLimitReason(t *testing.T) {
+	g := group{set: []string{"h100", "8gpu"}, suites: []string{"h100-8", "h100-8b"}}
+	cases := []struct {
+		name                      string
+		drained, maxDrain, others int
+		want                      string
+	}{
+		{"under the limit, another online carrier: no limit holds", 0, 1, 1, ""},
+		{"--max-drain reached", 1, 1, 5, "--max-drain 1 reached for [h100, 8gpu]"},
+		{"--max-drain 3 not reached", 2, 3, 1, ""},
+		{"--max-drain is checked before the last carrier", 3, 3, 0, "--max-drain 3 reached for [h100, 8gpu]"},
+		{"no other online carrier",
+			0, 1, 0, "the last online runner carrying [h100, 8gpu]: draining it would leave h100-8, h100-8b nowhere to run"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, limitReason(g, c.drained, c.maxDrain, c.others))
+		})
+	}
+}
+
+func TestFirstSafe(t *testing.T) {
+	// a carries h100, 8gpu and 4gpu; b only h100 and 8gpu; c 8gpu and 4gpu,
+	// offline.
+	runners := []Runner{
+		runner(1, "a", "online", "h100", "8gpu", "4gpu"),
+		runner(2, "b", "online", "h100", "8gpu"),
+		runner(3, "c", "offline", "8gpu", "4gpu"),
+	}
+	h100x8 := group{set: []string{"h100", "8gpu"}, suites: []string{"h100-8"}}
+	h100x4 := group{set: []string{"h100", "4gpu"}, suites: []string{"h100-4"}}
+	any84 := group{set: []string{"8gpu", "4gpu"}, suites: []string{"any-8-4"}}
+	cases := []struct {
+		name       string
+		labels     []string
+		all        []group
+		want       string
+		wantReason string
+	}{
+		{"the first candidate when it strands no suite", []string{"h100", "8gpu"}, []group{h100x8}, "h100", ""},
+		{"a candidate that strands a suite gives way to the next", []string{"h100", "8gpu"}, []group{h100x8, h100x4}, "8gpu", ""},
+		{"every candidate strands a suite (c is offline): the first stranded is named", []string{"h100", "8gpu"}, []group{h100x8, h100x4, any84}, "",
+			"the last online runner carrying [h100, 4gpu]: draining it would leave h100-4 nowhere to run"},
+		{"the suites the configuration does not name are not stranded", []string{"h100"}, []group{{suites: []string{"gone"}}, h100x8}, "h100", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			label, reason := firstSafe(runners, 0, c.labels, c.all)
+			assert.Equal(t, c.want, label)
+			assert.Equal(t, c.wantReason, reason)
+		})
+	}
+}
+
+func TestRunner_Lacking(t *testing.T) {
+	r := runner(1, "a", "online", "h100", "8gpu")
+	cases := []struct {
+		name   string
+		labels []string
+		want   []string
+	}{
+		{"every label carried: none lacking", []string{"h100", "8gpu"}, nil},
+		{"the lacking ones, in their order", []string{"mi350", "h100", "4gpu"}, []string{"mi350", "4gpu"}},
+		{"labels match without regard to case", []string{"H100", "self-hosted", "linux"}, nil},
+		{"no labels", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, r.Lacking(c.labels))
+		})
+	}
+}
+
+func TestNamed(t *testing.T) {
+	rs := []Runner{runner(1, "a", "online"), runner(2, "B", "online"), runner(3, "b", "online")}
+	cases := []struct {
+		name   string
+		runner string
+		wantID int64 // 0: none
+	}{
+		{"a runner of the list", "a", 1},
+		{"names match without regard to case; the first of two wins", "b", 2},
+		{"a name the list does not hold", "c", 0},
+		{"no name", "", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Named(rs, c.runner)
+			if c.wantID == 0 {
+				assert.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			assert.Equal(t, c.wantID, r.ID)
+			assert.Same(t, &rs[c.wantID-1], r, "the runner of the list, not a copy")
+		})
+	}
+}
+
 func TestLog_RoundTripAndRestore(t *testing.T) {
 	var log []byte
 	var err error

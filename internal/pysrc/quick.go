@@ -199,25 +199,20 @@ type quickScan struct {
 // run checks src (already known to be UTF-8 without NUL bytes) and reports
 // whether the quick check accepts it; then q.cands holds the start of
 // every logical line at column 0 that begins with '(' or a name of names,
-// or holds a ';' outside brackets.
+// or holds a ';' outside brackets. Each logical line is placed by
+// indentsAfter and noted by startsCandidate, then its tokens are checked
+// by logicalLine.
 func (q *quickScan) run(src []byte, names map[string]bool) bool {
 	if bytes.IndexByte(src, '\r') >= 0 {
 		return false
 	}
 	q.sc = scanner{src: src, line: 1}
 	q.sc.stack = q.brackets[:0]
-	closers := &q.closers
-	depth := 0 // open brackets
 	q.cands = q.candBuf[:0]
-	sc := &q.sc
 	indents := q.indents[:1]
 	indents[0] = 0
 	pendingBlock := false // the last logical line ended with ':'
-	strKind := uint8(0)   // the literalKind of the logical line's last literal, 0 for none
-	strEnd := 0           // where it ended
-	n := len(src)
-	i := 0
-	for i < n {
+	for i, n := 0, len(src); i < n; {
 		// A physical line begins at i, outside brackets.
 		lineStart := i
 		for i < n && src[i] == ' ' {
@@ -227,221 +222,327 @@ func (q *quickScan) run(src []byte, names map[string]bool) bool {
 			break
 		}
 		switch src[i] {
-		case '\n':
+		case '\n': // a blank line
 			i++
 			continue
-		case '#':
-			if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
-				i += k + 1
-			} else {
-				i = n
-			}
+		case '#': // a comment only
+			i = lineEnd(src, i) + 1
 			continue
 		case '\t', '\f', '\\':
 			return false
 		}
-
 		col := i - lineStart
-		switch top := indents[len(indents)-1]; {
-		case col == top:
-			if pendingBlock {
-				return false
-			}
-		case col > top:
-			if !pendingBlock || len(indents) == quickMaxIndents {
-				return false
-			}
-			indents = append(indents, col)
-		default:
-			if pendingBlock {
-				return false
-			}
-			for col < indents[len(indents)-1] {
-				indents = indents[:len(indents)-1]
-			}
-			if col != indents[len(indents)-1] {
-				return false
-			}
+		var ok bool
+		if indents, ok = indentsAfter(indents, col, pendingBlock); !ok {
+			return false
 		}
-		topLevel := col == 0
-		if topLevel {
-			if c := src[i]; c == '(' {
-				q.cands = append(q.cands, lineStart)
-			} else if quickClasses[c] == qLetter {
-				j := i + 1
-				for j < n && asciiWord[src[j]] {
-					j++
-				}
-				if names[string(src[i:j])] {
-					q.cands = append(q.cands, lineStart)
-				}
-			}
+		if col == 0 && startsCandidate(src, i, names) {
+			q.cands = append(q.cands, lineStart)
 		}
-
-		// The tokens up to the end of the logical line. Plain bytes are
-		// skipped without a dispatch; the line's last token is found by
-		// looking back from its end, so whether it was ':' needs no
-		// tracking.
-		numEnd := 0     // where the last number ended
-		commentAt := -1 // where the last comment started
-		physStart := lineStart
-	line:
-		for {
-			for i < n && plain[src[i]] {
-				i++
-			}
-			if i >= n {
-				if depth > 0 || endsWithColon(src, lineStart, n, commentAt, physStart) {
-					return false
-				}
-				return true
-			}
-			c := src[i]
-			switch quickClasses[c] {
-			case qQuote:
-				// A name right before the quote is its prefix (or a
-				// keyword such as in "if'x'"); a number ends a name.
-				w := i
-				for w > numEnd && asciiWord[src[w-1]] {
-					w--
-				}
-				flags := uint8(0)
-				if w < i {
-					var ok bool
-					flags, ok = stringPrefix(src[w:i])
-					if !ok {
-						if !isKeyword(src[w:i]) {
-							return false
-						}
-						w, flags = i, 0
-					}
-				}
-				// Adjacent literals may not mix bytes with str: a literal
-				// of the other kind than the last one, with only blanks and
-				// comments between them, is left to the scanner.
-				kind := literalKind(flags)
-				if strKind != 0 && strKind != kind && onlyBlanks(src[strEnd:w]) {
-					return false
-				}
-				if kind == 1 {
-					if end := quickString(src, i, flags&fFormat != 0); end >= 0 {
-						i = end
-						strKind, strEnd = kind, end
-						continue
-					}
-				}
-				// Bytes literals (ASCII only) and every literal with a
-				// backslash or a replacement field are checked by the
-				// scanner, which must not compare it with a literal it
-				// did not see.
-				sc.prevString = 0
-				sc.stack = q.brackets[:depth] // for the nesting limit
-				sc.scanString(w, i, flags)
-				if sc.err != nil || sc.bigInt != nil {
-					return false
-				}
-				i = sc.pos
-				strKind, strEnd = kind, i
-			case qDigit:
-				// A digit continues a name, or starts a number (with the
-				// '.' before it, if any).
-				if i > numEnd && asciiWord[src[i-1]] {
-					// The rest of the name: digits in it are no numbers.
-					for i++; i < n && asciiWord[src[i]]; i++ {
-					}
-					continue
-				}
-				at := i
-				if i == 0 || src[i-1] != '.' {
-					// Most numbers are small decimal integers: digits (a
-					// single '0') followed by neither a name character nor
-					// '.'; anything else is left to the scanner. Measured:
-					// leaving them all to it costs 2% of run --list-only
-					// CPU on Miles (2026-12-02); kept, as registry's
-					// mentionsRegister explains.
-					j := i + 1
-					if c != '0' {
-						for j < n && isDigit(src[j]) {
-							j++
-						}
-					}
-					if (j == n || !asciiWord[src[j]] && src[j] != '.') && j-i <= maxIntDigits {
-						i, numEnd = j, j
-						continue
-					}
-				}
-				if i > 0 && src[i-1] == '.' {
-					if i > 1 && src[i-2] == '.' {
-						return false // dots group into "..." first
-					}
-					at = i - 1
-				}
-				sc.pos = at
-				sc.scanNumber()
-				if sc.err != nil || sc.bigInt != nil {
-					return false
-				}
-				i = sc.pos
-				numEnd = i
-			case qSemicolon:
-				if topLevel && depth == 0 && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
-					q.cands = append(q.cands, lineStart)
-				}
-				i++
-			case qOpen:
-				if depth >= quickMaxBrackets {
-					return false
-				}
-				// '(' awaits ')', the next byte; '[' and '{' await ']'
-				// and '}', two bytes on.
-				closer := c + 2
-				if c == '(' {
-					closer = ')'
-				}
-				closers[depth] = closer
-				depth++
-				i++
-			case qClose:
-				if depth == 0 || closers[depth-1] != c {
-					return false
-				}
-				depth--
-				i++
-			case qBang:
-				if i+1 >= n || src[i+1] != '=' {
-					return false
-				}
-				i += 2
-			case qHash:
-				commentAt = i
-				if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
-					i += k
-				} else {
-					i = n
-				}
-			case qBackslash:
-				// A continuation needs a line after it.
-				if i+2 >= n || src[i+1] != '\n' {
-					return false
-				}
-				i += 2
-				physStart = i
-			case qNewline:
-				if depth > 0 {
-					i++
-					physStart = i
-					continue
-				}
-				pendingBlock = endsWithColon(src, lineStart, i, commentAt, physStart)
-				strKind = 0 // the line's end is a token between literals
-				i++
-				break line
-			default:
-				return false
-			}
+		if i, pendingBlock, ok = q.logicalLine(src, lineStart, i); !ok {
+			return false
 		}
 	}
 	return !pendingBlock
+}
+
+// lineEnd returns the offset of the first '\n' at or after i, or len(src)
+// when there is none.
+func lineEnd(src []byte, i int) int {
+	if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(src)
+}
+
+// indentsAfter returns the stack of indentation columns after a logical line
+// at column col, and false when the quick check leaves the file to the
+// scanner: an indent where no block opens (pendingBlock: the line before
+// ended with ':') or deeper than quickMaxIndents, no indent where one
+// opens, or a dedent to a column the stack does not hold. The stack is
+// never empty; it grows within its capacity.
+func indentsAfter(indents []int, col int, pendingBlock bool) ([]int, bool) {
+	switch top := indents[len(indents)-1]; {
+	case col == top:
+		return indents, !pendingBlock
+	case col > top:
+		if !pendingBlock || len(indents) == quickMaxIndents {
+			return indents, false
+		}
+		return append(indents, col), true
+	case pendingBlock:
+		return indents, false
+	}
+	for col < indents[len(indents)-1] {
+		indents = indents[:len(indents)-1]
+	}
+	return indents, col == indents[len(indents)-1]
+}
+
+// startsCandidate reports whether a logical line at column 0 whose first
+// token starts at i may hold a registration: it begins with '(' or with a
+// name of names.
+func startsCandidate(src []byte, i int, names map[string]bool) bool {
+	if c := src[i]; c == '(' {
+		return true
+	} else if quickClasses[c] != qLetter {
+		return false
+	}
+	j := i + 1
+	for j < len(src) && asciiWord[src[j]] {
+		j++
+	}
+	return names[string(src[i:j])]
+}
+
+// logicalLine checks the tokens of the logical line whose first token is
+// at i, lineStart being where its first physical line starts, and returns
+// where the next line starts and whether this one ended with ':' (so the
+// next must open a block); ok is false when the quick check leaves the
+// file to the scanner. A ';' outside brackets makes a line at column 0
+// (i == lineStart) a candidate.
+//
+// Plain bytes are skipped without a dispatch; the line's last token is
+// found by looking back from its end, so whether it was ':' needs no
+// tracking. The brackets open (depth) and the last literal (strKind, the
+// literalKind of the line's last literal, 0 for none, and strEnd, where
+// it ended) belong to the logical line: it ends outside brackets, and its
+// end is a token between literals. So do numEnd, where its last number
+// ended, commentAt, where its last comment started, and physStart, where
+// its last physical line started.
+func (q *quickScan) logicalLine(src []byte, lineStart, i int) (next int, colon, ok bool) {
+	depth, strKind, strEnd, numEnd, commentAt, physStart := 0, uint8(0), 0, 0, -1, lineStart
+	for {
+		if i = skipPlain(src, i); i >= len(src) {
+			return i, endsWithColon(src, lineStart, i, commentAt, physStart), depth == 0
+		}
+		switch c := src[i]; quickClasses[c] {
+		case qQuote:
+			end, kind := quickLiteral(src, i, plainLiteral(src, i, numEnd, strKind)), uint8(1)
+			if end < 0 {
+				if end, kind, ok = q.literal(src, i, numEnd, strKind, strEnd, depth); !ok {
+					return 0, false, false
+				}
+			}
+			i, strKind, strEnd = end, kind, end
+		case qDigit:
+			if continuesName(src, i, numEnd) {
+				i = wordEnd(src, i+1) // digits in a name are no numbers
+				break
+			}
+			if numEnd = smallInt(src, i); numEnd < 0 {
+				if numEnd, ok = q.number(src, i); !ok {
+					return 0, false, false
+				}
+			}
+			i = numEnd
+		case qSemicolon:
+			q.noteSemicolon(depth == 0 && src[lineStart] != ' ', lineStart)
+			i++
+		case qOpen:
+			if depth >= quickMaxBrackets {
+				return 0, false, false
+			}
+			q.closers[depth], depth, i = closerOf(c), depth+1, i+1
+		case qClose:
+			if depth == 0 || q.closers[depth-1] != c {
+				return 0, false, false
+			}
+			depth, i = depth-1, i+1
+		case qBang, qBackslash:
+			if !pairOK(src, i) {
+				return 0, false, false
+			}
+			if i += 2; c == '\\' {
+				physStart = i
+			}
+		case qHash:
+			commentAt, i = i, lineEnd(src, i)
+		case qNewline:
+			if depth == 0 {
+				return i + 1, endsWithColon(src, lineStart, i, commentAt, physStart), true
+			}
+			i, physStart = i+1, i+1 // a line break inside brackets
+		default:
+			return 0, false, false
+		}
+	}
+}
+
+// skipPlain returns the offset of the first byte from i on that is not
+// plain.
+func skipPlain(src []byte, i int) int {
+	for i < len(src) && plain[src[i]] {
+		i++
+	}
+	return i
+}
+
+// noteSemicolon notes the logical line starting at lineStart as a
+// candidate, once, when outside: its ';' is outside brackets on a line at
+// column 0.
+func (q *quickScan) noteSemicolon(outside bool, lineStart int) {
+	if outside && (len(q.cands) == 0 || q.cands[len(q.cands)-1] != lineStart) {
+		q.cands = append(q.cands, lineStart)
+	}
+}
+
+// pairOK reports whether the '!' or '\\' at i starts the pair of bytes it
+// must: "!=", or a continuation ('\\' then a line break) with a line
+// after it.
+func pairOK(src []byte, i int) bool {
+	if src[i] == '!' {
+		return i+1 < len(src) && src[i+1] == '='
+	}
+	return i+2 < len(src) && src[i+1] == '\n'
+}
+
+// closerOf returns the bracket that closes the opening bracket c: '('
+// awaits ')', the next byte; '[' and '{' await ']' and '}', two bytes on.
+func closerOf(c byte) byte {
+	if c == '(' {
+		return ')'
+	}
+	return c + 2
+}
+
+// quickLiteral returns the end of the literal whose opening quote is at
+// i when it is plain (see plainLiteral) and quickString ends it, else -1.
+func quickLiteral(src []byte, i int, plain bool) int {
+	if !plain {
+		return -1
+	}
+	return quickString(src, i, false)
+}
+
+// plainLiteral reports whether the literal whose opening quote is at i is
+// of the most common kind: no name before the quote (no prefix, nor a
+// keyword; a number ends a name) and no bytes literal before it on the
+// line to compare it with.
+func plainLiteral(src []byte, i, numEnd int, lastKind uint8) bool {
+	return !continuesName(src, i, numEnd) && lastKind != 2
+}
+
+// literal checks the string literal whose opening quote is at i and
+// returns its end and its literalKind; numEnd is where the line's last
+// number ended, lastKind and lastEnd the kind and end of its last literal
+// (0 for none), depth the brackets open. It is called for the literals
+// quickLiteral does not end, and tries quickString on those it did not
+// try. ok is false when the quick check leaves the file to the scanner.
+func (q *quickScan) literal(src []byte, i, numEnd int, lastKind uint8, lastEnd, depth int) (end int, kind uint8, ok bool) {
+	start, flags := i, uint8(0)
+	if continuesName(src, i, numEnd) {
+		if start, flags, ok = literalPrefix(src, numEnd, i); !ok {
+			return 0, 0, false
+		}
+	}
+	// Adjacent literals may not mix bytes with str: a literal of the
+	// other kind than the last one, with only blanks and comments between
+	// them, is left to the scanner.
+	kind = literalKind(flags)
+	if lastKind != 0 && lastKind != kind && onlyBlanks(src[lastEnd:start]) {
+		return 0, 0, false
+	}
+	if kind == 1 && !plainLiteral(src, i, numEnd, lastKind) {
+		if end := quickString(src, i, flags&fFormat != 0); end >= 0 {
+			return end, kind, true
+		}
+	}
+	// Bytes literals (ASCII only) and every literal with a backslash or a
+	// replacement field are checked by the scanner, which must not compare
+	// it with a literal it did not see.
+	sc := &q.sc
+	sc.prevString = 0
+	sc.stack = q.brackets[:depth] // for the nesting limit
+	sc.scanString(start, i, flags)
+	if sc.err != nil || sc.bigInt != nil {
+		return 0, 0, false
+	}
+	return sc.pos, kind, true
+}
+
+// literalPrefix returns where the literal whose opening quote is at i
+// starts, and its prefix's flags. A name right before the quote is its
+// prefix, or a keyword that is no part of it (as in "if'x'"); a number
+// ends a name, numEnd being where the line's last number ended. ok is
+// false when the name is neither.
+func literalPrefix(src []byte, numEnd, i int) (start int, flags uint8, ok bool) {
+	w := i
+	for w > numEnd && asciiWord[src[w-1]] {
+		w--
+	}
+	if w == i {
+		return i, 0, true
+	}
+	if flags, ok := stringPrefix(src[w:i]); ok {
+		return w, flags, true
+	}
+	return i, 0, isKeyword(src[w:i])
+}
+
+// number checks the number whose first digit is at i (see continuesName),
+// one that is no smallInt, and returns its end; ok is false when the quick check leaves the file
+// to the scanner.
+func (q *quickScan) number(src []byte, i int) (end int, ok bool) {
+	at, ok := numberStart(src, i)
+	if !ok {
+		return 0, false
+	}
+	sc := &q.sc
+	sc.pos = at
+	sc.scanNumber()
+	if sc.err != nil || sc.bigInt != nil {
+		return 0, false
+	}
+	return sc.pos, true
+}
+
+// wordEnd returns the end of the name characters from i on.
+func wordEnd(src []byte, i int) int {
+	for i < len(src) && asciiWord[src[i]] {
+		i++
+	}
+	return i
+}
+
+// continuesName reports whether the digit at i is part of a name: a name
+// character is before it that no number ends (numEnd is where the line's
+// last number ended).
+func continuesName(src []byte, i, numEnd int) bool { return i > numEnd && asciiWord[src[i-1]] }
+
+// smallInt returns the end of the small decimal integer at i, or -1 for
+// any other number (one after a '.' among them). Most numbers are small decimal integers: digits (a
+// single '0') followed by neither a name character nor '.'; anything else
+// is left to the scanner. Measured: leaving them all to it costs 2% of
+// run --list-only CPU on Miles (2026-12-02); kept, as registry's
+// mentionsRegister explains.
+func smallInt(src []byte, i int) int {
+	if i > 0 && src[i-1] == '.' {
+		return -1
+	}
+	j := i + 1
+	if src[i] != '0' {
+		for j < len(src) && isDigit(src[j]) {
+			j++
+		}
+	}
+	if (j == len(src) || !asciiWord[src[j]] && src[j] != '.') && j-i <= maxIntDigits {
+		return j
+	}
+	return -1
+}
+
+// numberStart returns where the number whose first digit is at i starts:
+// at the '.' before it, if any. ok is false after "..": the dots group
+// into "..." first.
+func numberStart(src []byte, i int) (at int, ok bool) {
+	if i == 0 || src[i-1] != '.' {
+		return i, true
+	}
+	if i > 1 && src[i-2] == '.' {
+		return 0, false
+	}
+	return i - 1, true
 }
 
 // readCandidates reads the logical lines run noted with the scanner, in
