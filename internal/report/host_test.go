@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/xml"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -117,6 +118,21 @@ func TestMarshalJUnit_TheSuiteCarriesItsHostAsProperties(t *testing.T) {
 	assert.Equal(t, map[string]string{"miles-ci.host.runner": "novita-host2", "miles-ci.host.hostname": "box<7>",
 		"miles-ci.host.pr": "2542", "miles-ci.host.gpu_tool": "nvidia-smi",
 		"miles-ci.host.gpu.0": "NVIDIA H100, GPU-1, 81559 MiB, driver 550.54.15"}, got)
+
+	// Every key of the host is one, as help reports says: the workflow
+	// and the event too (once left out).
+	r.Host = &Host{Runner: "r", Hostname: "h", Repository: "o/r", RunID: "1", RunAttempt: "2", Workflow: "PR Test",
+		Event: "pull_request", Job: "gpu", SHA: "5f1e", PR: &pr, Image: "img:1", GpuTool: "nvidia-smi", GpusError: "none"}
+	data, err = MarshalJUnit(r)
+	require.NoError(t, err)
+	doc.Suites = nil
+	require.NoError(t, xml.Unmarshal(data, &doc))
+	var names []string
+	for _, p := range doc.Suites[0].Props {
+		names = append(names, strings.TrimPrefix(p.Name, "miles-ci.host."))
+	}
+	assert.Equal(t, []string{"runner", "hostname", "repository", "run_id", "run_attempt", "workflow", "event", "job", "sha", "pr",
+		"image", "gpu_tool", "gpus_error"}, names, "the JSON report's host keys, in its order")
 
 	r.Host = nil
 	data, err = MarshalJUnit(r)

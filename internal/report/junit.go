@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"reflect"
+	"strings"
 )
 
 // JUnit XML, as the test-report readers of Jenkins, GitLab and GitHub
@@ -64,14 +66,18 @@ func hostProperties(h *Host) *junitProperties {
 			ps.Property = append(ps.Property, junitProperty{Name: "miles-ci.host." + key, Value: value})
 		}
 	}
-	pr := ""
-	if h.PR != nil {
-		pr = fmt.Sprint(*h.PR)
-	}
-	for _, kv := range [][2]string{{"runner", h.Runner}, {"hostname", h.Hostname}, {"repository", h.Repository},
-		{"run_id", h.RunID}, {"run_attempt", h.RunAttempt}, {"job", h.Job}, {"sha", h.SHA}, {"pr", pr},
-		{"image", h.Image}, {"gpu_tool", h.GpuTool}, {"gpus_error", h.GpusError}} {
-		add(kv[0], kv[1])
+	// Every key of the host, in the JSON report's order, as the JSON
+	// report names it: a key added to Host is a property with no edit here.
+	v := reflect.ValueOf(h).Elem()
+	for i := range v.NumField() {
+		key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		switch f := v.Field(i); {
+		case key == "" || key == "-":
+		case f.Kind() == reflect.String:
+			add(key, f.String())
+		case f.Kind() == reflect.Pointer && !f.IsNil():
+			add(key, fmt.Sprint(f.Elem().Interface()))
+		}
 	}
 	for _, g := range h.Gpus {
 		add(fmt.Sprintf("gpu.%d", g.Index), fmt.Sprintf("%s, %s, %d MiB, driver %s", g.Name, g.UUID, g.MemoryMiB, g.Driver))
