@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/suiterun"
 	"github.com/radixark/miles-ci/internal/testutil"
 	"github.com/radixark/miles-ci/internal/textfmt"
@@ -92,11 +94,26 @@ func TestRun_HostKeysAreDocumented(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	assert.Len(t, keys, 14+5)
+	// Every key the report declares for a host and a GPU is written (a
+	// new one, declared in report.Host, needs no count here).
+	declared := append(jsonKeys(reflect.TypeFor[report.Host]()), jsonKeys(reflect.TypeFor[report.GPU]())...)
+	sort.Strings(declared)
+	assert.Equal(t, declared, keys, "the host block of a run's report")
 	for _, k := range append(keys, "host", "hosts") {
 		assert.True(t, strings.Contains(doc, `"`+k+`"`), "help reports does not document the key %q", k)
 	}
 	assert.True(t, strings.Contains(doc, "`"+suiterun.EnvImage+"`"), "help reports does not name the image variable")
+}
+
+// jsonKeys lists the JSON names of a struct type's fields.
+func jsonKeys(t reflect.Type) []string {
+	var keys []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // The step summary's heading names the runner and the machine, as text.

@@ -190,13 +190,23 @@ func TestKeyed_ReadsAStringListADurationAndABlock(t *testing.T) {
 
 // A section's allowed keys, in its messages, are its struct's keys in
 // declaration order.
+// The list is read from the tags here too, so that a new key changes no
+// test; its first keys are spelled out, so that the order is checked.
 func TestKeyed_AllowedKeysAreTheTagsInOrder(t *testing.T) {
-	for doc, msg := range map[string]string{
-		"preflight:\n  retries: 3\n": `unknown key "retries" in preflight; expected one of timeout, interval, query_timeout, foreign_processes, probe, probe_timeout`,
-		"file_run:\n  image: x\n":    `unknown key "image" in file_run; expected one of image_repository, min_timeout`,
-		"gate:\n  module: x\n":       `unknown key "module" in gate; expected one of python, hook, store, provenance, registry, timeout`,
+	keysOf := func(v any) string {
+		var keys []string
+		for _, kf := range keyFields(reflect.TypeOf(v)) {
+			keys = append(keys, kf.key)
+		}
+		return strings.Join(keys, ", ")
+	}
+	for _, c := range []struct{ doc, msg, first string }{
+		{"preflight:\n  retries: 3\n", `unknown key "retries" in preflight; expected one of ` + keysOf(Preflight{}), "timeout, interval, query_timeout, foreign_processes, "},
+		{"file_run:\n  image: x\n", `unknown key "image" in file_run; expected one of ` + keysOf(FileRun{}), "image_repository, min_timeout"},
+		{"gate:\n  module: x\n", `unknown key "module" in gate; expected one of ` + keysOf(Gate{}), "python, hook, store, provenance, registry, timeout"},
 	} {
-		_, err := Parse("ci.yaml", []byte(minimal+doc))
-		assert.ErrorContains(t, err, msg)
+		_, err := Parse("ci.yaml", []byte(minimal+c.doc))
+		assert.ErrorContains(t, err, c.msg)
+		assert.ErrorContains(t, err, "expected one of "+c.first)
 	}
 }
