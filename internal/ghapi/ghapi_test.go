@@ -2,8 +2,12 @@ package ghapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +127,24 @@ func TestScopes(t *testing.T) {
 	}
 	_, err = OrgScope("a/b")
 	assert.Error(t, err)
+}
+
+// A server that echoes the token past the point where its message is cut
+// must not leave the token's first characters in the error: the token is
+// taken out before the message is cut.
+func TestDo_AnEchoedTokenIsHiddenWhereTheMessageIsCut(t *testing.T) {
+	for _, at := range []int{190, 199, 200} {
+		msg := strings.Repeat("x", at) + token + " rejected"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
+		}))
+		c, err := New(srv.URL, token, Scope{Owner: "o", Repo: "r"})
+		require.NoError(t, err)
+		err = c.RemoveLabel(context.Background(), 7, "h100")
+		srv.Close()
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), token[:8], "token at byte %d", at)
+		assert.Contains(t, err.Error(), "HTTP 502", "token at byte %d", at)
+	}
 }
