@@ -495,6 +495,9 @@ func (p *Postgres) migrate(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM miles_ci_schema`).Scan(&version); err != nil {
 		return p.wrap("migrate", err)
 	}
+	if version < 0 {
+		return unknownVersion("migrate", version)
+	}
 	if version >= SchemaVersion {
 		if err := tx.Commit(ctx); err != nil {
 			return p.wrap("migrate", err)
@@ -531,8 +534,18 @@ func (p *Postgres) checkSchema(ctx context.Context) error {
 		}
 		return p.wrap("read", err)
 	}
+	if *version < 1 {
+		return unknownVersion("read", *version)
+	}
 	p.version = *version
 	return nil
+}
+
+// unknownVersion is the error of a schema version below 1, which no
+// miles-ci writes (someone edited the table): read as it is, it would
+// index no migration and select no column.
+func unknownVersion(op string, version int) error {
+	return &Error{Op: op, Msg: fmt.Sprintf("the database's schema version is %d, which no miles-ci writes (miles_ci_schema holds 1 or more)", version)}
 }
 
 // Close implements Reader and Writer.
