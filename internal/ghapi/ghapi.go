@@ -319,9 +319,16 @@ func (c *Client) Runners(ctx context.Context) ([]drain.Runner, error) {
 	}
 }
 
-// RemoveLabel removes the custom label from the runner with id.
+// RemoveLabel removes the custom label from the runner with id. A label
+// of "", "." or ".." is refused unsent: path escaping leaves it as it is,
+// and a server or proxy resolving dot segments would read the request as
+// DELETE of the runner itself or of every custom label it has.
 func (c *Client) RemoveLabel(ctx context.Context, id int64, label string) error {
 	segs := append(c.scope.segs(), "actions", "runners", strconv.FormatInt(id, 10), "labels", label)
+	if label == "" || label == "." || label == ".." {
+		return &Error{Method: http.MethodDelete, Path: c.redact(strings.Join(segs, "/")),
+			Msg: fmt.Sprintf("label %q cannot be named in a URL's path", label)}
+	}
 	_, err := c.do(ctx, http.MethodDelete, segs, nil, nil)
 	return err
 }

@@ -148,3 +148,23 @@ func TestDo_AnEchoedTokenIsHiddenWhereTheMessageIsCut(t *testing.T) {
 		assert.Contains(t, err.Error(), "HTTP 502", "token at byte %d", at)
 	}
 }
+
+// A label of "", "." or ".." is not sent as a path segment: a server or a
+// proxy that resolves dot segments would take DELETE .../labels/.. for
+// DELETE .../runners/7 (the runner removed) and .../labels/. for
+// DELETE .../labels (every custom label removed).
+func TestRemoveLabel_ADotSegmentIsRefusedUnsent(t *testing.T) {
+	sent := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		sent++
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL, token, Scope{Owner: "o", Repo: "r"})
+	require.NoError(t, err)
+	for _, label := range []string{"", ".", ".."} {
+		err := c.RemoveLabel(context.Background(), 7, label)
+		assert.EqualError(t, err, `DELETE repos/o/r/actions/runners/7/labels/`+label+`: label "`+label+`" cannot be named in a URL's path`)
+	}
+	assert.Zero(t, sent, "no request")
+}
