@@ -373,7 +373,7 @@ func normalizedReport(doc map[string]any) map[string]any {
 						for _, a := range fv.([]any) {
 							am := map[string]any{}
 							for ak, av := range a.(map[string]any) {
-								if ak != "elapsed" {
+								if ak != "elapsed" && ak != "offset" {
 									am[ak] = av
 								}
 							}
