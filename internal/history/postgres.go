@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/radixark/miles-ci/internal/report"
 )
@@ -702,6 +703,31 @@ func rowArrays(cols []column, rows []keyedRow) []any {
 	return out
 }
 
+// finiteTime scans a timestamptz into t. An infinite one ('infinity' or
+// '-infinity', which the column holds and no run writes) leaves t zero
+// and says so in infinite, so that the scan skips the row as one no run
+// writes instead of failing on it.
+type finiteTime struct {
+	t        *time.Time
+	infinite string
+}
+
+// ScanTimestamptz implements pgtype.TimestamptzScanner.
+func (f *finiteTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	*f.t, f.infinite = time.Time{}, ""
+	switch {
+	case v.InfinityModifier == pgtype.Infinity:
+		f.infinite = "infinity"
+	case v.InfinityModifier == pgtype.NegativeInfinity:
+		f.infinite = "-infinity"
+	case v.Valid:
+		*f.t = v.Time
+	default:
+		return errors.New("NULL where a time was expected")
+	}
+	return nil
+}
+
 // Scan implements Reader: the database filters, and streams the rows
 // one at a time (pgx reads them off the connection as they are asked
 // for), so a million rows cost the memory of one. A row no run writes
@@ -769,8 +795,13 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	defer rows.Close()
 	var r Row
 	dest := make([]any, len(cols))
+	var times []*finiteTime
 	for i, c := range cols {
 		dest[i] = c.dest(&r)
+		if t, ok := dest[i].(*time.Time); ok {
+			ft := &finiteTime{t: t}
+			dest[i], times = ft, append(times, ft)
+		}
 	}
 	for rows.Next() {
 		// Each row from nothing: a pointer field (pr, setup) scans into
@@ -785,6 +816,10 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 			}
 		}
 		row := r
+		if i := slices.IndexFunc(times, func(ft *finiteTime) bool { return ft.infinite != "" }); i >= 0 {
+			p.Skipped.add(&row, fmt.Sprintf("has a time of %s; expected a time", times[i].infinite))
+			continue
+		}
 		if err := row.check(); err != nil {
 			p.Skipped.add(&row, err.Error())
 			continue
