@@ -556,3 +556,13 @@ func TestHistoryCost_ALiveRunAPreflightStoppedWritesItsStopRow(t *testing.T) {
 	_, hosts := askBoth(t, reports, []string{url}, "history", "hosts")
 	assert.Contains(t, hosts, "1 job stopped by the GPU preflight: host not ready")
 }
+
+// GPU-hours round half up to a thousandth, the largest sum a cost holds
+// (history.Cost saturates there) too: adding the half first wrapped it
+// negative ("-2562047788015.-215").
+func TestGPUHours_RoundsHalfUpUpToTheLargestSum(t *testing.T) {
+	for ms, want := range map[int64]string{0: "0.000", 1799: "0.000", 1800: "0.001", 3600: "0.001", 5399: "0.001",
+		5400: "0.002", 3_600_000: "1.000", math.MaxInt64: "2562047788015.216"} {
+		assert.Equal(t, want, gpuHours(ms), "%d ms", ms)
+	}
+}
