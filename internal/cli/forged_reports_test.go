@@ -204,3 +204,21 @@ func TestHistoryTimingsAndSetup_ReportDataIsInert(t *testing.T) {
 		}
 	}
 }
+
+// report summary and report triage print a forged report's names with no
+// terminal escape: the summary's Markdown writes ESC and BEL as text, as
+// the other answers do.
+func TestForgedReports_SummaryAndTriageWriteNoTerminalEscape(t *testing.T) {
+	dir := t.TempDir()
+	forgedJob(t, dir, 0, "runner\x1b]0;title\x07", "ct\x1b[31m", "1001", "stage-c", failTwice,
+		[]string{forgedEscape, forgedCommand, forgedNewline, "tests/\u202egnp.py"})
+	path := filepath.Join(dir, "job-000", "report.json")
+	for _, args := range [][]string{{"report", "summary", path}, {"report", "triage", path}} {
+		code, out, errOut := askAt(t, args...)
+		require.Equal(t, 0, code, "%v: %s", args, errOut)
+		assertInert(t, strings.Join(args[:2], " "), out+errOut, 32<<10)
+		assert.NotContains(t, out, "\u202e", "%v", args)
+	}
+	_, out, _ := askAt(t, "report", "summary", path)
+	assert.Contains(t, out, `tests/\x1b[2J\x1b]0;title\x07b.py`, "an escape is written as text")
+}

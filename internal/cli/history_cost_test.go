@@ -605,3 +605,13 @@ func TestCostNotes(t *testing.T) {
 		})
 	}
 }
+
+// GPU-hours round half up to a thousandth, the largest sum a cost holds
+// (history.Cost saturates there) too: adding the half first wrapped it
+// negative ("-2562047788015.-215").
+func TestGPUHours_RoundsHalfUpUpToTheLargestSum(t *testing.T) {
+	for ms, want := range map[int64]string{0: "0.000", 1799: "0.000", 1800: "0.001", 3600: "0.001", 5399: "0.001",
+		5400: "0.002", 3_600_000: "1.000", math.MaxInt64: "2562047788015.216"} {
+		assert.Equal(t, want, gpuHours(ms), "%d ms", ms)
+	}
+}

@@ -207,19 +207,21 @@ func (c *Client) do(ctx context.Context, method string, segs []string, query url
 		return nil, fail(resp.StatusCode, fmt.Sprintf("the answer is larger than %d bytes", MaxBody))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fail(resp.StatusCode, answerMessage(data))
+		return nil, fail(resp.StatusCode, c.answerMessage(data))
 	}
 	return data, nil
 }
 
 // answerMessage is what an error answer says: GitHub's "message", else
-// the status alone. A body that is not GitHub's JSON is not repeated.
-func answerMessage(data []byte) string {
+// the status alone. A body that is not GitHub's JSON is not repeated. The
+// token is taken out before a long message is cut, so that a cut through
+// an echoed token leaves none of it.
+func (c *Client) answerMessage(data []byte) string {
 	var m struct {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(data, &m) == nil && m.Message != "" {
-		msg := m.Message
+		msg := c.redact(m.Message)
 		if len(msg) > 200 {
 			msg = msg[:200] + "…"
 		}
@@ -317,9 +319,16 @@ func (c *Client) Runners(ctx context.Context) ([]drain.Runner, error) {
 	}
 }
 
-// RemoveLabel removes the custom label from the runner with id.
+// RemoveLabel removes the custom label from the runner with id. A label
+// of "", "." or ".." is refused unsent: path escaping leaves it as it is,
+// and a server or proxy resolving dot segments would read the request as
+// DELETE of the runner itself or of every custom label it has.
 func (c *Client) RemoveLabel(ctx context.Context, id int64, label string) error {
 	segs := append(c.scope.segs(), "actions", "runners", strconv.FormatInt(id, 10), "labels", label)
+	if label == "" || label == "." || label == ".." {
+		return &Error{Method: http.MethodDelete, Path: c.redact(strings.Join(segs, "/")),
+			Msg: fmt.Sprintf("label %q cannot be named in a URL's path", label)}
+	}
 	_, err := c.do(ctx, http.MethodDelete, segs, nil, nil)
 	return err
 }

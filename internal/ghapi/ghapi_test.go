@@ -2,8 +2,12 @@ package ghapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +127,44 @@ func TestScopes(t *testing.T) {
 	}
 	_, err = OrgScope("a/b")
 	assert.Error(t, err)
+}
+
+// A server that echoes the token past the point where its message is cut
+// must not leave the token's first characters in the error: the token is
+// taken out before the message is cut.
+func TestDo_AnEchoedTokenIsHiddenWhereTheMessageIsCut(t *testing.T) {
+	for _, at := range []int{190, 199, 200} {
+		msg := strings.Repeat("x", at) + token + " rejected"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			_ = json.NewEncoder(w).Encode(map[string]string{"message": msg})
+		}))
+		c, err := New(srv.URL, token, Scope{Owner: "o", Repo: "r"})
+		require.NoError(t, err)
+		err = c.RemoveLabel(context.Background(), 7, "h100")
+		srv.Close()
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), token[:8], "token at byte %d", at)
+		assert.Contains(t, err.Error(), "HTTP 502", "token at byte %d", at)
+	}
+}
+
+// A label of "", "." or ".." is not sent as a path segment: a server or a
+// proxy that resolves dot segments would take DELETE .../labels/.. for
+// DELETE .../runners/7 (the runner removed) and .../labels/. for
+// DELETE .../labels (every custom label removed).
+func TestRemoveLabel_ADotSegmentIsRefusedUnsent(t *testing.T) {
+	sent := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		sent++
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL, token, Scope{Owner: "o", Repo: "r"})
+	require.NoError(t, err)
+	for _, label := range []string{"", ".", ".."} {
+		err := c.RemoveLabel(context.Background(), 7, label)
+		assert.EqualError(t, err, `DELETE repos/o/r/actions/runners/7/labels/`+label+`: label "`+label+`" cannot be named in a URL's path`)
+	}
+	assert.Zero(t, sent, "no request")
 }

@@ -88,16 +88,28 @@ func (c *Cost) Of(cat Category) int64 { return c[cat] }
 // Useful, Wasted and Total sum the categories; Useful + Wasted = Total.
 func (c *Cost) Useful() int64 { return c.sum(false) }
 func (c *Cost) Wasted() int64 { return c.sum(true) }
-func (c *Cost) Total() int64  { return c.Useful() + c.Wasted() }
+func (c *Cost) Total() int64  { return addSat(c.Useful(), c.Wasted()) }
 
 func (c *Cost) sum(wasted bool) int64 {
 	var n int64
 	for _, cat := range Categories {
 		if cat.Wasted() == wasted {
-			n += c[cat]
+			n = addSat(n, c[cat])
 		}
 	}
 	return n
+}
+
+// addSat adds two sums of GPU-milliseconds (never negative), stopping at
+// the largest int64: times a report may hold (1e12 s an attempt, a
+// million attempts) pass it in a few thousand attempts, and a sum that
+// wrapped would read as negative hours. Stopping there is as independent
+// of the order of the rows as adding.
+func addSat(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // GPUSource says where a suite's count of GPUs came from.
@@ -287,11 +299,11 @@ func (a *CostAnswer) startJob(r *Row) {
 func (a *CostAnswer) charge(cat Category, ms int64, file *FileCost) {
 	j := &a.job
 	v := ms * j.gpus
-	j.suite.Cost[cat] += v
-	j.cadence.Cost[cat] += v
-	a.res.Cost[cat] += v
+	j.suite.Cost[cat] = addSat(j.suite.Cost[cat], v)
+	j.cadence.Cost[cat] = addSat(j.cadence.Cost[cat], v)
+	a.res.Cost[cat] = addSat(a.res.Cost[cat], v)
 	if file != nil {
-		file.Cost[cat] += v
+		file.Cost[cat] = addSat(file.Cost[cat], v)
 	}
 }
 
@@ -413,7 +425,7 @@ func (a *CostAnswer) Result() *CostResult {
 	if len(wasted) > CostTopFiles {
 		for _, f := range wasted[CostTopFiles:] {
 			res.FilesLeftOut++
-			res.LeftOutWasted += f.Cost.Wasted()
+			res.LeftOutWasted = addSat(res.LeftOutWasted, f.Cost.Wasted())
 		}
 		wasted = wasted[:CostTopFiles]
 	}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"testing"
@@ -232,4 +233,29 @@ func TestCost_TheSetupOfAJobAPreflightStoppedIsPreflight(t *testing.T) {
 	want[Setup] = 8 * 60 * 1000
 	want[IdleSetup] = 8 * (40 + 20) * 1000
 	assert.Equal(t, want, c.Result().Cost)
+}
+
+// Times a report may hold (1e12 s an attempt, up to a million attempts)
+// add up past an int64 of GPU-milliseconds in a few thousand attempts:
+// the sums stop at the largest, never wrapping negative.
+func TestCost_AbsurdTimesSaturateNeverWrap(t *testing.T) {
+	huge := costAtt{report.Fail, report.CauseTest, 1e12}
+	atts := make([]costAtt, 1200)
+	for i := range atts {
+		atts[i] = huge
+	}
+	a := NewCostAnswer(func(string, string) (int, GPUSource) { return 8, GPUsLabel })
+	addRuns(t, a, [][]Row{
+		costJobRows("1", "s", "nightly", secs(60), "a.py", atts),
+		costJobRows("2", "s", "nightly", secs(60), "b.py", atts[:1]),
+	})
+	res := a.Result()
+	for _, c := range []Cost{res.Cost, res.Suites[0].Cost, res.Cadences[0].Cost} {
+		for _, cat := range Categories {
+			assert.GreaterOrEqual(t, c.Of(cat), int64(0), "%v", cat)
+		}
+		assert.Positive(t, c.Useful())
+		assert.GreaterOrEqual(t, c.Total(), c.Useful())
+	}
+	assert.Equal(t, int64(math.MaxInt64), res.Cost.Total())
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/radixark/miles-ci/internal/report"
 )
@@ -495,6 +496,9 @@ func (p *Postgres) migrate(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM miles_ci_schema`).Scan(&version); err != nil {
 		return p.wrap("migrate", err)
 	}
+	if version < 0 {
+		return unknownVersion("migrate", version)
+	}
 	if version >= SchemaVersion {
 		if err := tx.Commit(ctx); err != nil {
 			return p.wrap("migrate", err)
@@ -531,8 +535,18 @@ func (p *Postgres) checkSchema(ctx context.Context) error {
 		}
 		return p.wrap("read", err)
 	}
+	if *version < 1 {
+		return unknownVersion("read", *version)
+	}
 	p.version = *version
 	return nil
+}
+
+// unknownVersion is the error of a schema version below 1, which no
+// miles-ci writes (someone edited the table): read as it is, it would
+// index no migration and select no column.
+func unknownVersion(op string, version int) error {
+	return &Error{Op: op, Msg: fmt.Sprintf("the database's schema version is %d, which no miles-ci writes (miles_ci_schema holds 1 or more)", version)}
 }
 
 // Close implements Reader and Writer.
@@ -689,6 +703,31 @@ func rowArrays(cols []column, rows []keyedRow) []any {
 	return out
 }
 
+// finiteTime scans a timestamptz into t. An infinite one ('infinity' or
+// '-infinity', which the column holds and no run writes) leaves t zero
+// and says so in infinite, so that the scan skips the row as one no run
+// writes instead of failing on it.
+type finiteTime struct {
+	t        *time.Time
+	infinite string
+}
+
+// ScanTimestamptz implements pgtype.TimestamptzScanner.
+func (f *finiteTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	*f.t, f.infinite = time.Time{}, ""
+	switch {
+	case v.InfinityModifier == pgtype.Infinity:
+		f.infinite = "infinity"
+	case v.InfinityModifier == pgtype.NegativeInfinity:
+		f.infinite = "-infinity"
+	case v.Valid:
+		*f.t = v.Time
+	default:
+		return errors.New("NULL where a time was expected")
+	}
+	return nil
+}
+
 // Scan implements Reader: the database filters, and streams the rows
 // one at a time (pgx reads them off the connection as they are asked
 // for), so a million rows cost the memory of one. A row no run writes
@@ -756,8 +795,13 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 	defer rows.Close()
 	var r Row
 	dest := make([]any, len(cols))
+	var times []*finiteTime
 	for i, c := range cols {
 		dest[i] = c.dest(&r)
+		if t, ok := dest[i].(*time.Time); ok {
+			ft := &finiteTime{t: t}
+			dest[i], times = ft, append(times, ft)
+		}
 	}
 	for rows.Next() {
 		// Each row from nothing: a pointer field (pr, setup) scans into
@@ -772,6 +816,10 @@ func (p *Postgres) Scan(ctx context.Context, f Filter, fn func(*Row) error) erro
 			}
 		}
 		row := r
+		if i := slices.IndexFunc(times, func(ft *finiteTime) bool { return ft.infinite != "" }); i >= 0 {
+			p.Skipped.add(&row, fmt.Sprintf("has a time of %s; expected a time", times[i].infinite))
+			continue
+		}
 		if err := row.check(); err != nil {
 			p.Skipped.add(&row, err.Error())
 			continue

@@ -299,3 +299,27 @@ func runningQueries(t *testing.T, conn *pgx.Conn) int {
 		WHERE application_name = 'miles-ci' AND state = 'active' AND pid <> pg_backend_pid()`).Scan(&n))
 	return n
 }
+
+// A row started at 'infinity' or '-infinity', which a timestamptz holds
+// and no run writes, is skipped and counted as any such row is: it cannot
+// be read as a time, and failed every scan that reads the start.
+func TestPostgres_AScanSkipsARowStartedAtInfinity(t *testing.T) {
+	p, url := openWriter(t)
+	ctx := context.Background()
+	_, err := p.Write(ctx, sampleRows())
+	require.NoError(t, err)
+	conn := sqlConn(t, url)
+	for i, when := range []string{"infinity", "-infinity"} {
+		execSQL(t, conn, `CREATE TEMP TABLE one AS SELECT * FROM miles_ci_attempts WHERE file = 'tests/a.py' AND attempt = 2`)
+		execSQL(t, conn, fmt.Sprintf(`UPDATE one SET row_key = '\x%02x', attempt = %d, started = '%s'`, i, 10+i, when))
+		execSQL(t, conn, `INSERT INTO miles_ci_attempts SELECT * FROM one`)
+		execSQL(t, conn, `DROP TABLE one`)
+	}
+	for _, f := range []Filter{{}, {Stops: true}, FlakyFilter(Filter{LastRuns: 2}), {Since: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}} {
+		var got []Row
+		require.NoError(t, p.Scan(ctx, f, func(r *Row) error { got = append(got, *r); return nil }), "%+v", f)
+		assert.ElementsMatch(t, sampleRows(), got, "%+v", f)
+		require.Len(t, p.Warnings(), 1, "%+v", f)
+		assert.Contains(t, p.Warnings()[0], `infinity; expected a time`, "%+v", f)
+	}
+}

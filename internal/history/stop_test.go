@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -182,4 +183,31 @@ func queryInt(t *testing.T, conn *pgx.Conn, sql string) int {
 	var n int
 	require.NoError(t, conn.QueryRow(context.Background(), sql).Scan(&n), sql)
 	return n
+}
+
+// A schema version miles-ci never writes (below 1: a table someone
+// edited) is an error naming it, for a writer and a reader alike, never a
+// panic or a history read as empty.
+func TestPostgres_ASchemaVersionBelowOneIsAnError(t *testing.T) {
+	ctx := context.Background()
+	for _, version := range []int{-7, -1, 0} {
+		url := pgURL(t)
+		conn := sqlConn(t, url)
+		execSQL(t, conn, `CREATE TABLE miles_ci_schema (version integer NOT NULL)`)
+		execSQL(t, conn, `INSERT INTO miles_ci_schema (version) VALUES ($1)`, version)
+		execSQL(t, conn, migrations[0])
+		want := fmt.Sprintf("the database's schema version is %d, which no miles-ci writes (miles_ci_schema holds 1 or more)", version)
+		for _, mode := range []Mode{ForWriting, ForReading} {
+			if mode == ForWriting && version == 0 {
+				continue // an empty version table is a fresh one, and 0 reads as it
+			}
+			p, err := OpenPostgres(ctx, url, mode)
+			if err == nil {
+				p.Close()
+			}
+			var e *Error
+			require.ErrorAs(t, err, &e, "version %d, mode %d", version, mode)
+			assert.Equal(t, want, e.Msg, "version %d, mode %d", version, mode)
+		}
+	}
 }

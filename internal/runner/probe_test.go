@@ -79,19 +79,27 @@ func TestPreflight_AHungProbeIsKilledAtItsTimeoutAndLeavesNoProcess(t *testing.T
 	testutil.NeedLinux(t, "process groups and /proc")
 	pids := filepath.Join(t.TempDir(), "pids")
 	p := probing(t, nil, "hang", pids)
-	p.Probe.Timeout = 300 * time.Millisecond
 	t.Cleanup(func() { killProbe(pids) })
-	done := make(chan report.Preflight, 1)
-	go func() { pf, _ := p.CheckGPUs(context.Background(), "start"); done <- pf }()
+	// The timeout is short, for a quick test, but the probe must have
+	// written its pids before it ends it: a loaded machine can take
+	// longer than that to start a shell, and the check is then asked
+	// again with twice the time, until the probe has.
 	var pf report.Preflight
-	select {
-	case pf = <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the check did not end: the hung probe was not killed at its 300ms timeout")
+	for p.Probe.Timeout = 300 * time.Millisecond; ; p.Probe.Timeout *= 2 {
+		done := make(chan report.Preflight, 1)
+		go func() { pf, _ := p.CheckGPUs(context.Background(), "start"); done <- pf }()
+		select {
+		case pf = <-done:
+		case <-time.After(p.Probe.Timeout + 60*time.Second):
+			t.Fatalf("the check did not end: the hung probe was not killed at its %s timeout", p.Probe.Timeout)
+		}
+		if _, err := os.Stat(pids); err == nil || p.Probe.Timeout > 30*time.Second {
+			break
+		}
 	}
 	assert.Equal(t, report.PreflightNotReady, pf.Status)
 	assert.Equal(t, report.CheckProbe, pf.FailedCheck)
-	assert.Equal(t, "the probe timed out after 300ms", pf.Reason)
+	assert.Equal(t, "the probe timed out after "+p.Probe.Timeout.String(), pf.Reason)
 	probe, child := probePids(t, pids)
 	assert.Empty(t, testutil.LeftRunning("", probe), "the probe's process group")
 	assert.False(t, testutil.Alive(probe), "the probe %d", probe)

@@ -22,7 +22,11 @@ import (
 //   - the ':' of "://" and the '.' of a "www." that begins a word get a
 //     backslash, which keeps GitHub from turning a URL into a link;
 //   - CR, LF and CRLF become <br>, so s never leaves its table cell or
-//     list item.
+//     list item;
+//   - every other control or format character but a tab is written as
+//     Term writes it (\x1b, \u202e): a summary printed to a terminal
+//     (report summary) moves no cursor, and a rendered one reorders no
+//     text.
 //
 // An e-mail address still shows as a mailto link: GitHub finds those in
 // the text after escapes are read, and no escape hides one.
@@ -65,7 +69,11 @@ func Markdown(s string) string {
 		case '\n':
 			b.WriteString("<br>")
 		default:
-			b.WriteString(s[i : i+n])
+			if markdownControl(r) {
+				b.WriteString(Term(s[i : i+n]))
+			} else {
+				b.WriteString(s[i : i+n])
+			}
 		}
 		i += n
 	}
@@ -74,7 +82,32 @@ func Markdown(s string) string {
 
 // markdownSpecial reports the runes Markdown may have to escape.
 func markdownSpecial(r rune) bool {
-	return strings.ContainsRune("\\`*[]|~$_<&:.\r\n", r)
+	return strings.ContainsRune("\\`*[]|~$_<&:.\r\n", r) || markdownControl(r)
+}
+
+// markdownControl reports a control or format character that Markdown
+// and a code span write as Term does: all but a tab, which shows as a
+// blank, and CR and LF, which each writes in its own way.
+func markdownControl(r rune) bool {
+	return r != '\t' && r != '\r' && r != '\n' && unprintable(r)
+}
+
+// controlsAsText writes each markdownControl character of s as Term does.
+func controlsAsText(s string) string {
+	if !strings.ContainsFunc(s, markdownControl) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if markdownControl(r) {
+			b.WriteString(Term(s[i : i+n]))
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // alnumBefore and alnumAfter report whether the run of '_' holding s[i]
@@ -115,13 +148,14 @@ func wwwBefore(s string, i int) bool {
 // longest run of backticks in s, and a space pads s when it begins or ends
 // with a backtick (Markdown drops that space again). Line breaks are
 // written `\r` and `\n`, as OneLine writes them (a code span cannot hold
-// <br>), and each '|' as `\|`, which GitHub reads as a '|' that stays in
+// <br>), other control and format characters but a tab as Term writes
+// them, and each '|' as `\|`, which GitHub reads as a '|' that stays in
 // its table cell (outside a table, the backslash shows).
 func MarkdownCode(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = strings.ReplaceAll(OneLine(s), "|", `\|`)
+	s = strings.ReplaceAll(controlsAsText(OneLine(s)), "|", `\|`)
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {

@@ -72,3 +72,14 @@ func TestMarkdownCode_FenceOutrunsEveryBacktickRun(t *testing.T) {
 		assert.Equal(t, tt.want, MarkdownCode(tt.in), "%q", tt.in)
 	}
 }
+
+// A control or format character (ESC, BEL, DEL, C1, a bidirectional
+// override) is written as Term writes it, in text and in a code span: a
+// step summary printed to a terminal (report summary) moves no cursor and
+// sets no title, and a rendered one shows no reordered name. A tab stays.
+func TestMarkdown_ControlCharactersAreWrittenAsText(t *testing.T) {
+	in := "a\x1b[2J\x1b]0;t\x07\x7f\u009b\u202eb\tc"
+	assert.Equal(t, `a\x1b\[2J\x1b\]0;t\x07\x7f\x9b\u202eb`+"\tc", Markdown(in))
+	assert.Equal(t, "`"+`a\x1b[2J\x1b]0;t\x07\x7f\x9b\u202eb`+"\tc`", MarkdownCode(in))
+	assert.Equal(t, "`a\\nb\\r`", MarkdownCode("a\nb\r"))
+}
