@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/radixark/miles-ci/internal/report"
 	"github.com/radixark/miles-ci/internal/testutil"
 )
 
@@ -77,7 +78,18 @@ func TestHistorySite_TheDocsHistoryIsTheMonth(t *testing.T) {
 		got[rel] = data
 		return nil
 	}))
-	assert.Equal(t, want, got, "run UPDATE_GOLDEN=1 go test -run TheDocsHistoryIsTheMonth ./internal/cli")
+	// Compared as reports, not bytes: a key added to the report, empty
+	// in these runs, changes none of them (a key the month sets does).
+	decoded := func(files map[string][]byte) map[string]report.Report {
+		out := map[string]report.Report{}
+		for rel, data := range files {
+			var r report.Report
+			require.NoError(t, json.Unmarshal(data, &r), rel)
+			out[rel] = r
+		}
+		return out
+	}
+	assert.Equal(t, decoded(want), decoded(got), "run UPDATE_GOLDEN=1 go test -run TheDocsHistoryIsTheMonth ./internal/cli")
 }
 
 // chromium is Debian's headless browser, or the test cannot run here.
