@@ -159,6 +159,7 @@ func startRunTree(t *testing.T, env []string, tree map[string]string, stdout, st
 // miles-ci opens is opened without waiting, so a full pipe is what is left
 // to block on.)
 func TestSignal_EndsACommandBlockedInTheKernel(t *testing.T) {
+	testutil.SkipShort(t, "a command blocked in the kernel, then signalled")
 	t.Parallel()
 	// Enough files that the summary is far more than a pipe holds (64 KiB).
 	big := filepath.Join(t.TempDir(), "big.json")

@@ -15,6 +15,7 @@ import (
 // make build's -X flags name variables by their package path; a wrong path
 // links silently and leaves every binary "dev" with no commit.
 func TestMakeBuild_StampsTheVersionAndCommit(t *testing.T) {
+	testutil.SkipShort(t, "a make build of the binary")
 	t.Parallel()
 	testutil.NeedCommand(t, "make")
 	bin := filepath.Join(t.TempDir(), "miles-ci")

@@ -378,6 +378,7 @@ func costFromReports(t *testing.T, dir string, gpus map[string]int64) (total rep
 // imported, and written in a shuffled order) byte for byte; and the
 // categories add up.
 func TestHistoryCost_AMonthOfNightliesIsWhatTheReportsSayFromBothStores(t *testing.T) {
+	testutil.SkipShort(t, "a month of nightlies in a directory and two databases")
 	dir, attempts, stops := costMonth(t)
 	require.Equal(t, 22, stops, "8 nights in 30 the job on runner-x goes on")
 	// A row per attempt, and one per job a preflight stopped.
@@ -526,6 +527,7 @@ func TestHistoryCost_TheGPUsComeFromTheConfiguration(t *testing.T) {
 // nothing), and both stores give history cost and history hosts the
 // same bytes, the stopped job's setup as preflight.
 func TestHistoryCost_ALiveRunAPreflightStoppedWritesItsStopRow(t *testing.T) {
+	testutil.SkipShort(t, "a live run against a database, then an import")
 	url := testutil.Postgres(t).NewDatabase(t)
 	root := historyRepo(t)
 	reports := t.TempDir()

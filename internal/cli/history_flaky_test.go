@@ -227,6 +227,7 @@ func historyStores(t *testing.T, dir, imported string) []string {
 }
 
 func TestHistoryFlaky_AMonthOfNightliesNamesEachFileAlikeFromBothStores(t *testing.T) {
+	testutil.SkipShort(t, "a month of nightlies in a directory and two databases")
 	dir, urls := monthStores(t)
 
 	code, out := askBoth(t, dir, urls, "history", "flaky")
@@ -306,6 +307,7 @@ tests/e2e/test_b.py  stage-c-8-gpu-h100  5     1       0        1         20.0% 
 }
 
 func TestHistoryHosts_AMonthOfNightliesNamesTheOneHostAsReportHostsDoes(t *testing.T) {
+	testutil.SkipShort(t, "a month of nightlies in a directory and two databases")
 	dir, urls := monthStores(t)
 
 	code, out := askBoth(t, dir, urls, "history", "hosts", "--strict")

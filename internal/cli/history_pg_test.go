@@ -106,6 +106,7 @@ func TestHistory_ALongTestPathCostsNoRow(t *testing.T) {
 // `history import A B` and `history import B A` at the same moment both
 // succeed, round after round, and the rows are written once.
 func TestHistoryImport_OppositeOrdersAtOnceBothSucceed(t *testing.T) {
+	testutil.SkipShort(t, "two imports racing on one database")
 	srv := testutil.Postgres(t)
 	dir := t.TempDir()
 	var files []string
@@ -147,6 +148,7 @@ func activeQueries(t *testing.T, url string) int {
 // server. The table is made a view that sleeps before its first row, as
 // a scan of a huge history would take its time.
 func TestHistory_AnInterruptedReadLeavesNoStatementRunning(t *testing.T) {
+	testutil.SkipShort(t, "a read interrupted against a live database")
 	srv := testutil.Postgres(t)
 	dir := t.TempDir()
 	forgedJob(t, dir, 0, "runner-a", "ct", "4000", reportSuite, passAtOnce, []string{"tests/e2e/test_a.py"})

@@ -296,6 +296,7 @@ func distinctColours(img image.Image) int {
 // image and log an error proves the proxy and the log would have caught
 // them. UPDATE_GOLDEN=1 keeps the screenshot for help history.
 func TestHistorySite_ABrowserLoadsThePageAsItIs(t *testing.T) {
+	testutil.SkipShort(t, "a headless Chromium loading the page (about 5 s)")
 	bin := chromium(t)
 	dir := t.TempDir()
 

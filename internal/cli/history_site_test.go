@@ -269,6 +269,7 @@ func jsonMillis(t *testing.T, n json.Number) int64 {
 // its quarantine, the two drifting files with the command that fixes
 // them; every figure the matching --json answer's.
 func TestHistorySite_AMonthOfNightliesIsOnePageFromBothStores(t *testing.T) {
+	testutil.SkipShort(t, "a month of nightlies in a directory and two databases")
 	dir, rows := siteMonth(t)
 	urls := historyStores(t, dir, fmt.Sprintf("history import: %d rows added, 0 already present, from 97 reports\n", rows))
 	cfg := testutil.WriteFile(t, t.TempDir(), "quarantine.yaml", siteQuarantine)

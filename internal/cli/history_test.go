@@ -159,6 +159,7 @@ type timingsJSON struct {
 // answers, byte for byte, and those answers are the quantiles of the
 // reports' rows.
 func TestHistory_ConcurrentShardsWriteAndBothStoresAnswerAlike(t *testing.T) {
+	testutil.SkipShort(t, "concurrent shard runs writing to one database")
 	url := testutil.Postgres(t).NewDatabase(t)
 	root := historyRepo(t)
 	reports := t.TempDir()
@@ -254,6 +255,7 @@ func TestHistory_ConcurrentShardsWriteAndBothStoresAnswerAlike(t *testing.T) {
 // says so; `history import` then adds exactly the rows the run could not
 // write, and a second import adds none.
 func TestHistory_AStoreThatGoesAwayChangesNothingAndImportBackfills(t *testing.T) {
+	testutil.SkipShort(t, "two runs, one stopping the database in its middle")
 	srv := testutil.Postgres(t)
 	root := historyRepo(t)
 	// A file in the middle of the plan stops the database (the test's

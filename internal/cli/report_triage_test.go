@@ -87,6 +87,7 @@ func triageMonth(t *testing.T) (dir string, prReports []string) {
 // verdict (and the quarantined file its own), the run's own rows left
 // out of the history; --strict exits 1 for the new one.
 func TestReportTriage_AMonthGivesEachPlantedFailureItsVerdictFromBothStores(t *testing.T) {
+	testutil.SkipShort(t, "a month of nightlies in a directory and two databases")
 	dir, prs := triageMonth(t)
 	// The month's rows (see monthStores), 3 pushes of 1, the run's 3
 	// shards: 3 + 2 + 4 rows.

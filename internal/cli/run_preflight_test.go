@@ -16,6 +16,7 @@ import (
 
 	"github.com/radixark/miles-ci/internal/config"
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // runOnFakeGPUs runs the report suite (two files, on a 2gpu runner) with
@@ -216,6 +217,7 @@ func TestRun_PreflightKeysAreDocumented(t *testing.T) {
 // hangs ends at the check's deadline, the record naming that deadline
 // (by default the list only warns, and the tests run).
 func TestRun_ThePreflightTimeoutBoundsAHungProcessList(t *testing.T) {
+	testutil.SkipShort(t, "a run that waits out the preflight's 2 s deadline")
 	pids := filepath.Join(t.TempDir(), "pids")
 	t.Cleanup(func() { killFakeGroups(pids) })
 	root := execRepo(t, map[string]string{"tests/e2e/test_a.py": gpuTest("a", ""),

@@ -843,6 +843,7 @@ func TestMigrateTopic_EachOldMistakeFails(t *testing.T) {
 // not have. Without miles-ci on the PATH the entry point says so in one
 // line and exits 127.
 func TestMigrateTopic_TheExternalNightlyRunsThroughTheCompatibilityEntryPoint(t *testing.T) {
+	testutil.SkipShort(t, "the migrate recipe run on a copy of Miles")
 	t.Parallel()
 	ref := testutil.MilesRef(t)
 	python := testutil.NeedPython(t)
@@ -936,6 +937,7 @@ func migratedMiles(t *testing.T, ref string) string {
 // calls the Python runner once the compatibility entry point is gone is
 // an external-entry error at its line.
 func TestMigrateTopic_TheMigratedCopyRenamesASuiteAndGuardsTheNightly(t *testing.T) {
+	testutil.SkipShort(t, "the migrate recipe run on a copy of Miles")
 	t.Parallel()
 	ref := testutil.MilesRef(t)
 	bin := testutil.BuildMilesCI(t)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/radixark/miles-ci/internal/report"
+	"github.com/radixark/miles-ci/internal/testutil"
 )
 
 // Test files that fail as a broken host makes them fail: PyTorch's
@@ -188,6 +189,7 @@ func TestRun_InfraTimeoutIsRetriedWithoutAPreflight(t *testing.T) {
 // without fingerprints; a passing attempt that printed a fingerprint's
 // line has no cause and asks nothing either.
 func TestRun_WithoutAMatchNothingIsAdded(t *testing.T) {
+	testutil.SkipShort(t, "runs that wait out a hung file's timeout, with and without retries")
 	files := map[string]string{"fail.py": shFail3, "hang.py": shHang, "warn.py": shPasses802, "flaky.py": shFlaky}
 	plan := []File{{"warn.py", 1}, {"fail.py", 1}, {"flaky.py", 1}, {"hang.py", 0.5}}
 	for _, retry := range []bool{false, true} {
