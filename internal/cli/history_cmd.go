@@ -177,12 +177,18 @@ func warnSkipped(f *Factory, r history.Reader, names string) {
 	}
 }
 
+// errNoFrom is the usage error of a history question asked without
+// --from, which every question needs.
+func errNoFrom() error {
+	return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+}
+
 // scanHistory asks the history at from: the rows that filter and the
 // answer keep go to the answer, within historyQueryTimeout, and it warns
 // about what the scan skipped (a directory's files, a database's rows).
 func scanHistory(ctx context.Context, f *Factory, from string, filter history.Filter, answer history.Answer) error {
 	if from == "" {
-		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+		return errNoFrom()
 	}
 	if ctx == nil {
 		ctx = context.Background()

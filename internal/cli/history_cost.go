@@ -61,7 +61,7 @@ func historyCostRun(ctx context.Context, f *Factory, opts *HistoryCostOptions) e
 		return err
 	}
 	if opts.From == "" {
-		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+		return errNoFrom()
 	}
 	cfg, err := f.configWith(opts.Config)
 	if err != nil {

@@ -79,7 +79,7 @@ func historySiteRun(ctx context.Context, f *Factory, opts *HistorySiteOptions) e
 		return err
 	}
 	if opts.From == "" {
-		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+		return errNoFrom()
 	}
 	cfg, err := f.configWith(opts.Config)
 	if err != nil {

@@ -54,7 +54,7 @@ default). With -o, also write a timings file holding each file's --quantile
 
 func historyTimingsRun(ctx context.Context, f *Factory, opts *HistoryTimingsOptions) error {
 	if opts.From == "" {
-		return usageErrorf("--from is required: a directory of run reports or a PostgreSQL URL")
+		return errNoFrom()
 	}
 	q := 0.5
 	if opts.Quantile != "" {
